@@ -1,0 +1,1 @@
+"""The Cypher query files, loaded by graphmem.queries."""

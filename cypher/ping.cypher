@@ -1,0 +1,1 @@
+RETURN 1 AS one

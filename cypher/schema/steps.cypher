@@ -1,0 +1,1 @@
+MATCH (s:GraphmemSchema) RETURN s.name AS name ORDER BY s.applied_at, s.name

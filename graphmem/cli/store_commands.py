@@ -1,0 +1,90 @@
+"""Commands about the store itself: init, status, cypher, repair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from graphmem.cli import cli, open_graph
+from graphmem.cli.render import print_table
+
+
+@cli.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create the store (starting the embedded server if needed) and its schema."""
+    with open_graph(ctx) as g:
+        status = g.status()
+    click.echo(f"ready: {status['backend']} {status['version']} at {status['uri']}, "
+               f"schema version {status['schema_version']}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Show the backend, URI, node and edge counts by label/type and schema version."""
+    with open_graph(ctx) as g:
+        info = g.status()
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"backend:        {info['backend']} {info['version']}")
+    click.echo(f"uri:            {info['uri']}")
+    click.echo(f"schema version: {info['schema_version']} (this release: "
+               f"{info['schema_version_expected']})")
+    print_table([{"label": k, "nodes": v} for k, v in info["nodes"].items()] or
+                [{"label": "(none)", "nodes": 0}])
+    print_table([{"type": k, "edges": v} for k, v in info["edges"].items()] or
+                [{"type": "(none)", "edges": 0}])
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise click.BadParameter(f"{text!r} is not k=v", param_hint="--param")
+    try:
+        value = json.loads(raw)  # numbers, booleans, lists, quoted strings
+    except json.JSONDecodeError:
+        value = raw
+    return key, value
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--param", "-p", "params", multiple=True, metavar="K=V",
+              help="A query parameter; V is read as JSON when it parses, else as text.")
+@click.option("--write", is_flag=True, help="Allow the query to write.")
+@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+@click.pass_context
+def cypher(ctx: click.Context, query: str, params: tuple[str, ...], write: bool,
+           as_json: bool) -> None:
+    """Run a Cypher QUERY (read-only unless --write) and print the rows.
+
+    QUERY is Cypher text, or @name for a named query in cypher/ (e.g. @who_knew/owners_of).
+    """
+    values = dict(_parse_param(p) for p in params)
+    with open_graph(ctx) as g:
+        text = g.queries[query[1:]] if query.startswith("@") else query
+        rows = g.cypher(text, values, write=write)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+    else:
+        print_table(rows)
+
+
+@cli.command()
+@click.option("--data-dir", "data_dir", type=click.Path(path_type=Path), default=None,
+              help="Data directory to repair (default: the global --data-dir).")
+@click.pass_context
+def repair(ctx: click.Context, data_dir: Path | None) -> None:
+    """Truncate a damaged append-only file at its last valid write, keeping a backup."""
+    from graphmem.settings import StoreSettings
+    from graphmem.store.embedded import repair_append_only
+
+    target = data_dir or StoreSettings.from_env(data_dir=ctx.obj["data_dir"]).data_dir
+    backup, report = repair_append_only(Path(target))
+    click.echo(report.strip())
+    click.echo(f"backup of the damaged files: {backup}")

@@ -1,0 +1,79 @@
+"""Every error graphmem raises, one root and a small tree.
+
+    GraphmemError
+    ├── ConfigError              bad URI, bad setting, unknown backend
+    ├── InvalidInput             a deposit, query or file the caller must fix
+    │   └── BenchmarkDataError   a benchmark file in the wrong schema
+    ├── StoreError               anything the graph store reports
+    │   ├── StoreUnavailable     server unreachable, refused, or misnamed
+    │   ├── DataDirError         data directory not usable (not writable, locked)
+    │   ├── ServerBinaryMissing  the embedded redis-server / FalkorDB module is absent
+    │   ├── CorruptDataError     the append-only file cannot be loaded
+    │   └── QueryFailed          a query was rejected; nothing it wrote was kept
+    │       ├── ConstraintViolation
+    │       └── ReadOnlyViolation
+    └── MissingDependency        an optional package is not installed
+
+Driver errors are translated into these at the store boundary; each message says what
+was wrong and what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Root of every graphmem error."""
+
+
+class ConfigError(GraphmemError):
+    """A setting or URI that graphmem cannot use."""
+
+
+class InvalidInput(GraphmemError, ValueError):
+    """Input the caller must fix; nothing was written."""
+
+
+class BenchmarkDataError(InvalidInput):
+    """A benchmark file that does not follow its official schema."""
+
+
+class StoreError(GraphmemError):
+    """The graph store failed."""
+
+
+class StoreUnavailable(StoreError):
+    """The server could not be reached or refused us."""
+
+
+class DataDirError(StoreError):
+    """The data directory of the embedded store cannot be used."""
+
+
+class ServerBinaryMissing(StoreError):
+    """The embedded server binary or module is not installed."""
+
+
+class CorruptDataError(StoreError):
+    """The store's persistence files are damaged."""
+
+
+class QueryFailed(StoreError):
+    """A query was rejected by the database; the write it carried left no trace."""
+
+
+class ConstraintViolation(QueryFailed):
+    """A write broke a uniqueness constraint."""
+
+
+class ReadOnlyViolation(QueryFailed):
+    """A write was attempted through a read-only call."""
+
+
+class MissingDependency(GraphmemError, ImportError):
+    """An optional dependency is missing; the message names the pip command."""
+
+
+def missing(package: str, extra: str | None = None) -> MissingDependency:
+    """Build the error for a lazily imported dependency, with the install hint."""
+    hint = f'pip install "graphmem[{extra}]"' if extra else f"pip install {package}"
+    return MissingDependency(f"{package} is not installed; run: {hint}")

@@ -1,0 +1,234 @@
+"""FalkorDB adapter: the embedded server (Unix socket) or a FalkorDB server over TCP.
+
+One Cypher query is atomic in FalkorDB: if it fails, nothing it wrote is kept. FalkorDB
+has no multi-statement transactions, so ``transaction`` runs its statements inside one
+MULTI/EXEC block (no other client interleaves) and reports ``multi_statement_rollback``
+False; graphmem's own writes are single statements.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import redis
+from falkordb import Edge, FalkorDB, Node, Path as GraphPath
+
+from graphmem.errors import (
+    ConstraintViolation,
+    QueryFailed,
+    ReadOnlyViolation,
+    StoreError,
+    StoreUnavailable,
+)
+from graphmem.queries import queries_for
+from graphmem.store.base import Capabilities, Params, Row, Statement, TracerMixin
+from graphmem.store.embedded import EmbeddedServer
+from graphmem.store.schema import STEPS, SchemaStep
+
+
+def to_plain(value: Any) -> Any:
+    """A FalkorDB result value as plain Python (nodes and edges become dicts)."""
+    if isinstance(value, Node):
+        return {"_labels": list(value.labels or []), **{k: to_plain(v) for k, v in value.properties.items()}}
+    if isinstance(value, Edge):
+        return {"_type": value.relation, **{k: to_plain(v) for k, v in value.properties.items()}}
+    if isinstance(value, GraphPath):
+        return [to_plain(n) for n in value.nodes()]
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    return value
+
+
+def translate(exc: Exception, query: str, where: str) -> StoreError:
+    """A redis / FalkorDB error as the graphmem error that explains it."""
+    text = str(exc)
+    first_line = query.strip().splitlines()[0][:120] if query.strip() else ""
+    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError)):
+        return StoreUnavailable(
+            f"lost the FalkorDB server at {where} ({text}); the statement was not "
+            "applied. Check that the server runs, then retry."
+        )
+    if "unique constraint violation" in text:
+        return ConstraintViolation(f"{text}; the write was not applied. query: {first_line}")
+    if "is to be executed only on read-only queries" in text or "read-only" in text.lower():
+        return ReadOnlyViolation(
+            f"this query writes, but it was run read-only; pass write=True (CLI: --write). "
+            f"query: {first_line}"
+        )
+    return QueryFailed(f"FalkorDB rejected the query: {text}; nothing was written. query: {first_line}")
+
+
+class FalkorDBStore(TracerMixin):
+    """A graph in a FalkorDB server, embedded or remote."""
+
+    def __init__(
+        self,
+        *,
+        graph: str = "graphmem",
+        socket_path: str | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        server: EmbeddedServer | None = None,
+        uri: str = "",
+    ) -> None:
+        self._init_tracers()
+        self._server = server
+        self.uri = uri
+        self._where = socket_path or f"{host}:{port}"
+        self.queries = queries_for("falkordb")
+        try:
+            if socket_path:
+                self._db = FalkorDB(unix_socket_path=socket_path)
+            else:
+                self._db = FalkorDB(host=host, port=port, username=username,
+                                    password=password, socket_timeout=30,
+                                    socket_connect_timeout=5)
+            modules = self._db.connection.execute_command("MODULE", "LIST")
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise StoreUnavailable(
+                f"cannot reach FalkorDB at {self._where}: {exc}. Check the host name and "
+                "port and that the server runs, or unset GRAPHMEM_URI to use the "
+                "embedded store."
+            ) from exc
+        except redis.AuthenticationError as exc:
+            raise StoreUnavailable(f"FalkorDB at {self._where} refused the credentials: {exc}") from exc
+        version = _graph_module_version(modules)
+        if version is None:
+            raise StoreUnavailable(
+                f"the server at {self._where} answers but has no FalkorDB module loaded; "
+                "point GRAPHMEM_URI at a FalkorDB server"
+            )
+        self._graph = self._db.select_graph(graph)
+        self.graph_name = graph
+        self.capabilities = Capabilities(backend="falkordb", version=version)
+
+    # -- queries ------------------------------------------------------------------
+
+    def read(self, query: str, params: Params | None = None) -> list[Row]:
+        return self._run(query, params or {}, read_only=True)
+
+    def write(self, query: str, params: Params | None = None) -> list[Row]:
+        return self._run(query, params or {}, read_only=False)
+
+    def transaction(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        if len(statements) == 1:
+            return [self.write(statements[0].query, statements[0].params)]
+        results = []
+        pipe = self._db.connection.pipeline(transaction=True)
+        for st in statements:
+            self._trace(st.query, st.params)
+            header = self._graph._build_params_header(dict(st.params)) if st.params else ""
+            pipe.execute_command("GRAPH.QUERY", self.graph_name, header + st.query, "--compact")
+        try:
+            raw = pipe.execute(raise_on_error=True)
+        except Exception as exc:  # noqa: BLE001 - translated below
+            raise translate(exc, statements[0].query, self._where) from exc
+        from falkordb.query_result import QueryResult
+        for reply in raw:
+            results.append(_rows(QueryResult(self._graph, reply)))
+        return results
+
+    def _run(self, query: str, params: Params, *, read_only: bool) -> list[Row]:
+        self._trace(query, params)
+        try:
+            if read_only:
+                result = self._graph.ro_query(query, dict(params))
+            else:
+                result = self._graph.query(query, dict(params))
+        except redis.ResponseError as exc:
+            if read_only and "empty key" in str(exc):
+                return []  # the graph does not exist until its first write
+            raise translate(exc, query, self._where) from exc
+        except Exception as exc:  # noqa: BLE001 - every driver error is translated
+            raise translate(exc, query, self._where) from exc
+        return _rows(result)
+
+    # -- schema -------------------------------------------------------------------
+
+    def schema_steps(self) -> list[str]:
+        return [r["name"] for r in self.read(self.queries["schema/steps"])]
+
+    def ensure_schema(self) -> list[str]:
+        done = set(self.schema_steps())
+        applied = []
+        for step in STEPS:
+            if step.name in done:
+                continue
+            self._apply(step)
+            self.write(self.queries["schema/record_step"],
+                       {"name": step.name, "applied_at": int(time.time() * 1000)})
+            applied.append(step.name)
+        return applied
+
+    def _apply(self, step: SchemaStep) -> None:
+        text = (self.queries.labelled(step.query, step.label) if step.label
+                else self.queries[step.query])
+        try:
+            self.write(text)
+        except QueryFailed as exc:
+            if "already indexed" not in str(exc) and "already exists" not in str(exc):
+                raise
+        if step.label:
+            self._ensure_unique(step.label)
+
+    def _ensure_unique(self, label: str) -> None:
+        conn = self._db.connection
+        try:
+            conn.execute_command("GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE",
+                                 "NODE", label, "PROPERTIES", "2", "ns", "id")
+        except redis.ResponseError as exc:
+            if "already exists" not in str(exc):
+                raise translate(exc, f"GRAPH.CONSTRAINT CREATE {label}", self._where) from exc
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # constraints are built in the background
+            rows = self.read("CALL db.constraints() YIELD label, status RETURN label, status")
+            status = [r["status"] for r in rows if r["label"] == label]
+            if status and status[0] == "OPERATIONAL":
+                return
+            if status and status[0] == "FAILED":
+                raise ConstraintViolation(
+                    f"cannot enforce unique (ns, id) on :{label}: existing nodes repeat a "
+                    "key; remove the duplicates and open the store again")
+            time.sleep(0.05)
+        raise StoreError(f"the uniqueness constraint on :{label} did not become operational")
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def close(self) -> None:
+        try:
+            self._db.connection.close()
+        finally:
+            if self._server is not None:
+                self._server.release()
+                self._server = None
+
+    @property
+    def server(self) -> EmbeddedServer | None:
+        """The embedded server this store leases, if it is embedded."""
+        return self._server
+
+
+def _graph_module_version(modules: list) -> str | None:
+    for module in modules:
+        info = dict(zip(module[::2], module[1::2])) if isinstance(module, list) else module
+        name = info.get(b"name") or info.get("name")
+        if isinstance(name, bytes):
+            name = name.decode()
+        if name == "graph":
+            ver = info.get(b"ver") or info.get("ver")
+            if isinstance(ver, int):  # 41603 -> 4.16.3
+                return f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
+            return str(ver)
+    return None
+
+
+def _rows(result: Any) -> list[Row]:
+    header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
+    header = [h.decode() if isinstance(h, bytes) else h for h in header]
+    return [dict(zip(header, (to_plain(v) for v in row))) for row in result.result_set]
+

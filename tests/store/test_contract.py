@@ -1,0 +1,72 @@
+"""The backend contract: every backend behaves the same through the Store interface."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.errors import ConstraintViolation, QueryFailed, ReadOnlyViolation
+from graphmem.queries import LABELS
+from graphmem.store.base import Statement
+from graphmem.store.schema import SCHEMA_VERSION
+
+
+def test_schema_is_recorded_and_idempotent(graph):
+    assert len(graph.store.schema_steps()) == SCHEMA_VERSION
+    assert graph.store.ensure_schema() == []
+    assert len(graph.store.schema_steps()) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_ns_id_is_unique_for_every_label(graph, label):
+    graph.cypher(f"CREATE (:{label} {{ns: 'a', id: 'x'}})", write=True)
+    graph.cypher(f"CREATE (:{label} {{ns: 'b', id: 'x'}})", write=True)  # other ns: fine
+    with pytest.raises(ConstraintViolation):
+        graph.cypher(f"CREATE (:{label} {{ns: 'a', id: 'x'}})", write=True)
+    rows = graph.cypher(f"MATCH (n:{label}) RETURN n.ns AS ns ORDER BY ns")
+    assert [r["ns"] for r in rows] == ["a", "b"]
+
+
+def test_rows_are_dicts_with_parameters(graph):
+    graph.cypher("CREATE (:Agent {ns: $ns, id: $id, name: $name})",
+                 {"ns": "t", "id": "a1", "name": "O'Brien \"Bob\""}, write=True)
+    rows = graph.cypher("MATCH (a:Agent {ns: $ns}) RETURN a.id AS id, a.name AS name",
+                        {"ns": "t"})
+    assert rows == [{"id": "a1", "name": "O'Brien \"Bob\""}]
+
+
+def test_read_refuses_to_write(graph):
+    with pytest.raises(ReadOnlyViolation):
+        graph.cypher("CREATE (:Agent {ns: 't', id: 'nope'})")
+    assert graph.cypher("MATCH (a:Agent {id: 'nope'}) RETURN a") == []
+
+
+def test_failed_write_leaves_no_trace(graph):
+    graph.cypher("CREATE (:Memory {ns: 't', id: 'm1'})", write=True)
+    with pytest.raises(ConstraintViolation):
+        graph.cypher("UNWIND ['m2', 'm3', 'm1'] AS id CREATE (:Memory {ns: 't', id: id})",
+                     write=True)
+    rows = graph.cypher("MATCH (m:Memory {ns: 't'}) RETURN m.id AS id")
+    assert [r["id"] for r in rows] == ["m1"]
+
+
+def test_bad_parameter_fails_cleanly(graph):
+    with pytest.raises(QueryFailed):
+        graph.cypher("UNWIND $xs AS x CREATE (:Memory {ns: 't', id: toString(10 / x)})",
+                     {"xs": [1, 2, 0]}, write=True)
+    assert graph.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 0}]
+
+
+def test_transaction_runs_statements_in_order(graph):
+    results = graph.store.transaction([
+        Statement("CREATE (:Agent {ns: 't', id: 'a'})"),
+        Statement("MATCH (a:Agent {ns: 't', id: 'a'}) SET a.name = $n RETURN a.name AS name",
+                  {"n": "Ada"}),
+    ])
+    assert results[1] == [{"name": "Ada"}]
+
+
+def test_tracer_sees_every_query(graph):
+    seen = []
+    with graph.tracer(lambda q, p: seen.append((q, dict(p)))):
+        graph.cypher("RETURN $x AS x", {"x": 1})
+    assert seen == [("RETURN $x AS x", {"x": 1})]
