@@ -1,0 +1,90 @@
+"""Every Neo4j-dialect query passes Neo4j's own Cypher front end (offline, via node).
+
+Neo4j cannot run here, so this is the check that a query written and tested on FalkorDB
+also parses and type-checks as Neo4j 5 Cypher. The tool is installed by scripts/setup;
+if it is missing these tests fail (they do not skip), because CI always installs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem.devtools.cypher_lint import (
+    LintQuery,
+    LintToolMissing,
+    errors_only,
+    find_lint_script,
+    lint_queries,
+    neo4j_queries,
+)
+from graphmem.queries import LABELS, query_files
+
+BROKEN = {
+    "syntax": LintQuery("syntax", "MATCH (m:Memory {ns: $ns}\nRETURN m", ("ns",)),
+    "undefined_variable": LintQuery("undefined_variable", "MATCH (m:Memory)\nRETURN n.id AS id", ()),
+    "undeclared_parameter": LintQuery("undeclared_parameter", "MATCH (m:Memory {ns: $ns}) RETURN m", ()),
+    "falkordb_procedure": LintQuery(
+        "falkordb_procedure",
+        "CALL db.idx.fulltext.queryNodes('Memory', $q) YIELD node RETURN node", ("q",)),
+    "plugin_function": LintQuery("plugin_function", "RETURN apoc.coll.sum([1, 2]) AS s", ()),
+}
+CLEAN = LintQuery(
+    "vector_search",
+    "CALL db.index.vector.queryNodes('memory_embedding', $k, $vector) YIELD node, score\n"
+    "WHERE node.ns = $ns RETURN node.id AS id, score",
+    ("k", "vector", "ns"))
+
+
+@pytest.fixture(scope="module")
+def lint_tool() -> None:
+    try:
+        find_lint_script()
+    except LintToolMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def test_every_neo4j_query_passes_the_lint(lint_tool):
+    queries = neo4j_queries()
+    names = {q.name for q in queries}
+    assert "schema/record_step" in names and f"schema/unique_ns_id[{LABELS[0]}]" in names
+    errors = errors_only(lint_queries(queries))
+    assert not errors, "Neo4j rejects these queries:\n" + "\n".join(map(str, errors))
+
+
+@pytest.fixture(scope="module")
+def broken_findings(lint_tool) -> dict[str, list[str]]:
+    """Lint every deliberately broken sample and one clean one, in one node process."""
+    found: dict[str, list[str]] = {name: [] for name in [*BROKEN, CLEAN.name]}
+    for d in errors_only(lint_queries([*BROKEN.values(), CLEAN])):
+        found[d.name].append(f"{d.line}: {d.message}")
+    return found
+
+
+@pytest.mark.parametrize("sample, expected", [
+    ("syntax", "2: Invalid input 'RETURN'"),
+    ("undefined_variable", "2: Variable `n` not defined"),
+    ("undeclared_parameter", "1: Parameter $ns is not defined"),
+    ("falkordb_procedure", "1: Procedure db.idx.fulltext.queryNodes is not present"),
+    ("plugin_function", "1: Function apoc.coll.sum is not present"),
+])
+def test_lint_catches_broken_query(broken_findings, sample, expected):
+    assert any(f.startswith(expected) for f in broken_findings[sample]), broken_findings[sample]
+
+
+def test_lint_accepts_neo4j_vector_procedure(broken_findings):
+    assert broken_findings[CLEAN.name] == []
+
+
+def test_neo4j_queries_picks_shared_and_neo4j_variants(tmp_path: Path):
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "get.cypher").write_text("MATCH (m:Memory {id: $id}) RETURN m")
+    (tmp_path / "memory" / "search.neo4j.cypher").write_text("RETURN $q AS q")
+    (tmp_path / "memory" / "search.falkordb.cypher").write_text("RETURN $q AS q, 1 AS f")
+    (tmp_path / "memory" / "one.neo4j.cypher").write_text("MATCH (n:{label}) RETURN n")
+    queries = neo4j_queries(query_files(tmp_path))
+    assert [(q.name, q.params) for q in queries if "[" not in q.name] == [
+        ("memory/get", ("id",)), ("memory/search", ("q",))]
+    labelled = [q for q in queries if q.name.startswith("memory/one[")]
+    assert [q.text for q in labelled] == [f"MATCH (n:{label}) RETURN n" for label in LABELS]
