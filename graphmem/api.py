@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
+from graphmem.designs import design_named
+from graphmem.errors import InvalidInput
+from graphmem.models import DEFAULT_NS, Hit, RememberResult, to_epoch_ms
 from graphmem.queries import queries_for
 from graphmem.settings import StoreSettings
 from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.writer import Views, Writer, parse_at
 
 
 class MemoryGraph:
@@ -19,17 +23,34 @@ class MemoryGraph:
     Open it with :meth:`open`; close it (or use ``with``) to stop what it started.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, embedder=None, atomiser=None, judge=None,
+                 design: str = "consensus") -> None:
+        from graphmem.atomise import atomise
+        from graphmem.canonical import canonical_text
+        from graphmem.embed import default_embedder
+        from graphmem.judge import judge_equivalence
+        from graphmem.retrieval.pipeline import Amplification
+
         self.store = store
         self.queries = queries_for(store.capabilities.backend)
+        self.embedder = embedder or default_embedder()
+        self.views = Views(store, self.queries)
+        self.writer = Writer(self.views, embed=self.embedder.embed,
+                             atomise=atomiser or atomise, judge=judge or judge_equivalence,
+                             canonical=canonical_text,
+                             apply_query=self.queries["memory/apply_deposit"],
+                             design=design_named(design))
+        self.amplification = Amplification()
 
     @classmethod
-    def open(cls, uri: str | None = None, data_dir: str | Path | None = None,
+    def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
+             embedder=None, atomiser=None, judge=None, design: str = "consensus",
              **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
         Arguments left None come from the environment (GRAPHMEM_URI, GRAPHMEM_DATA, ...).
-        The schema is brought up to date on open.
+        The schema is brought up to date on open. ``design`` picks the write path:
+        consensus (default), nomerge, private or shared-acl (see graphmem.designs).
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
         store = open_store(config)
@@ -38,7 +59,98 @@ class MemoryGraph:
         except BaseException:
             store.close()
             raise
-        return cls(store)
+        return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design)
+
+    # -- agents and namespaces -------------------------------------------------------
+
+    def register_agent(self, agent: str, *, kind: str | None = None, name: str | None = None,
+                       ns: str = DEFAULT_NS) -> dict:
+        """Create or update an agent (``kind``: character, human, ai, service, ...)."""
+        return self.writer.register_agent(ns, agent, kind=kind, name=name)
+
+    def set_strict(self, ns: str, strict: bool = True) -> None:
+        """In a strict namespace, deposits naming unregistered agents are refused."""
+        self.views.ensure_namespace(ns, strict=strict)
+        self.store.write(self.queries["memory/set_strict"], {"ns": ns, "strict": strict})
+        self.views.forget_strictness(ns)
+
+    # -- write and read ---------------------------------------------------------------
+
+    def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
+                 told_by: str | None = None, at: Any = None, place: str | None = None,
+                 domain: str | None = None, ns: str = DEFAULT_NS,
+                 via: str | None = None) -> RememberResult:
+        """Deposit what ``agent`` remembers; equivalent memories are merged, not copied.
+
+        ``witnesses`` were present and come to own the memory too; ``told_by`` is the
+        agent it was learned from; ``at`` is when it happened (datetime, ISO text, a date
+        such as "8 May 2023", or epoch milliseconds). Applied in one transaction; returns
+        what happened to each atom.
+        """
+        return self.writer.remember(agent=agent, text=text, witnesses=tuple(witnesses),
+                                    told_by=told_by, at=parse_at(at), place=place,
+                                    domain=domain, ns=ns, via=via)
+
+    def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
+               expand: bool = True) -> list[Hit]:
+        """The ``k`` memories ``agent`` owns that best answer ``query``, best first."""
+        from graphmem.retrieval.pipeline import recall_dense
+
+        if k <= 0:
+            raise InvalidInput(f"k must be positive, got {k}")
+        if not query or not query.strip():
+            raise InvalidInput("query is empty")
+        view = self.views.synced(ns)
+        qvec = self.embedder.embed([query])[0]
+        return recall_dense(view, agent, qvec, k=k, expand=expand,
+                            amplification=self.amplification)
+
+    def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
+        """Undo the latest (or the given) merge into a memory; returns the restored memory id."""
+        return self.writer.unmerge(ns, memory_id, op_id=op_id)
+
+    # -- who knew what, when, from whom ---------------------------------------------
+
+    def owners_of(self, text: str, *, ns: str = DEFAULT_NS, limit: int = 100) -> list[Row]:
+        """Who owns the memories whose text contains ``text``, how, from whom, since when."""
+        return self.query("who_knew/owners_of", {"ns": ns, "text": text, "limit": limit})
+
+    def knew_at(self, agent: str, at: Any, *, ns: str = DEFAULT_NS,
+                limit: int = 100) -> list[Row]:
+        """What ``agent`` knew at or before ``at`` (world time), latest first."""
+        when = parse_at(at)
+        if when is None:
+            raise InvalidInput("knew_at needs a time")
+        return self.query("who_knew/knew_at", {"ns": ns, "agent": agent,
+                                               "at": to_epoch_ms(when), "limit": limit})
+
+    def learned_from(self, agent: str, text: str | None = None, *, ns: str = DEFAULT_NS,
+                     limit: int = 100) -> list[Row]:
+        """From whom ``agent`` learned what it was told (optionally about ``text``)."""
+        return self.query("who_knew/learned_from",
+                          {"ns": ns, "agent": agent, "text": text, "limit": limit})
+
+    def shared_most(self, *, ns: str = DEFAULT_NS, limit: int = 10) -> list[Row]:
+        """Pairs of agents sharing the most memories."""
+        return self.query("who_knew/shared_most", {"ns": ns, "limit": limit})
+
+    def stats(self, *, ns: str = DEFAULT_NS) -> dict[str, Any]:
+        """Structure metrics of a namespace: entries, multi-owner share, linked share,
+        deepest merge, contradictions, and the mean recall amplification of this process."""
+        row = self.query("stats/structure", {"ns": ns})[0]
+        entries = row["entries"] or 0
+        contradictions = self.query("stats/contradictions", {"ns": ns})[0]["contradictions"]
+        return {
+            "ns": ns,
+            "entries": entries,
+            "multi_owner_share": (row["multi_owner"] or 0) / entries if entries else 0.0,
+            "linked_share": (row["linked"] or 0) / entries if entries else 0.0,
+            "max_owners": row["max_owners"] or 0,
+            "contradictions": contradictions,
+            "recalls": self.amplification.recalls,
+            "recall_amplification": self.amplification.mean,
+            "pool_amplification": self.amplification.pool_mean,
+        }
 
     # -- raw Cypher ---------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 BACKENDS = ("falkordb", "neo4j")
 #: Node labels of the data model; every one has uniqueness on (ns, id).
-LABELS = ("Agent", "Memory", "Entity", "StoryArc", "Deposit", "OpLog")
+LABELS = ("Agent", "Memory", "Entity", "StoryArc", "Deposit", "OpLog", "Namespace")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 

@@ -23,6 +23,7 @@ STEPS: tuple[SchemaStep, ...] = (
     *(SchemaStep(f"unique_{label.lower()}_ns_id", "schema/unique_ns_id", label) for label in LABELS),
     SchemaStep("memory_embedding_vector", "schema/memory_embedding"),
     SchemaStep("memory_text_fulltext", "schema/memory_text"),
+    SchemaStep("memory_seq_range", "schema/memory_seq"),
 )
 SCHEMA_VERSION = len(STEPS)
 EMBEDDING_DIMENSION = 384  # fixed in cypher/schema/memory_embedding.*.cypher

@@ -1,0 +1,44 @@
+// One deposit, applied as one statement: nothing of it is kept unless all of it is.
+// The guard on the namespace version makes a writer that planned against an older
+// state match no row and write nothing; it then re-plans and retries.
+// FalkorDB runs one query at a time, so the guard needs no lock (the Neo4j variant
+// takes one), and embeddings are stored as vecf32 for the vector index.
+MATCH (n:Namespace {ns: $ns, id: $ns})
+WHERE n.version = $expected
+SET n.version = $seq
+FOREACH (ag IN $agents |
+  MERGE (a:Agent {ns: $ns, id: ag})
+  ON CREATE SET a.created_at = $now)
+CREATE (d:Deposit {ns: $ns, id: $deposit.id})
+SET d += $deposit
+FOREACH (m IN $new |
+  CREATE (x:Memory {ns: $ns, id: m.id})
+  SET x += m.props, x.seq = $seq, x.embedding = vecf32(m.embedding))
+FOREACH (u IN $updates |
+  MERGE (x:Memory {ns: $ns, id: u.id})
+  SET x.text = u.text, x.variants = u.variants, x.asserted_by = u.asserted_by, x.seq = $seq)
+FOREACH (id IN $touch |
+  MERGE (x:Memory {ns: $ns, id: id})
+  SET x.seq = $seq)
+FOREACH (p IN $produced |
+  MERGE (x:Memory {ns: $ns, id: p.memory})
+  CREATE (d)-[:PRODUCED {atom: p.atom, action: p.action}]->(x))
+FOREACH (o IN $owns |
+  MERGE (a:Agent {ns: $ns, id: o.agent})
+  MERGE (x:Memory {ns: $ns, id: o.memory})
+  MERGE (a)-[r:OWNS]->(x)
+  ON CREATE SET r.since = o.since, r.recorded_at = $now, r.via = o.via, r.from = o.from,
+                r.deposit = $deposit.id)
+FOREACH (l IN $links |
+  MERGE (x:Memory {ns: $ns, id: l[0]})
+  MERGE (y:Memory {ns: $ns, id: l[1]})
+  MERGE (x)-[:AFFILIATED]->(y))
+FOREACH (c IN $contradicts |
+  MERGE (x:Memory {ns: $ns, id: c[0]})
+  MERGE (y:Memory {ns: $ns, id: c[1]})
+  MERGE (x)-[r:CONTRADICTS]->(y)
+  ON CREATE SET r.noted_at = $now, r.resolved = false)
+FOREACH (e IN $oplog |
+  CREATE (:OpLog {ns: $ns, id: e.id, seq: $seq, op: e.op, at: $now, agent: e.agent,
+                  memory: e.memory, payload: e.payload}))
+RETURN n.version AS version

@@ -1,0 +1,13 @@
+// Every memory of a namespace written after sequence $since, with its owners and
+// affiliated neighbours: what the in-process view needs to catch up.
+MATCH (m:Memory {ns: $ns})
+WHERE m.seq > $since
+OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
+WITH m, collect(a.id) AS owners, collect(o.via) AS vias
+OPTIONAL MATCH (m)-[:AFFILIATED]-(x:Memory)
+WITH m, owners, vias, collect(DISTINCT x.id) AS affiliated
+OPTIONAL MATCH (m)-[:CONTRADICTS]-(c:Memory)
+RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
+       m.place AS place,
+       m.asserted_by AS asserted_by, m.variants AS variants, m.forgotten AS forgotten,
+       owners, vias, affiliated, collect(DISTINCT c.id) AS conflicts

@@ -1,0 +1,2 @@
+MATCH (d:Deposit {ns: $ns, id: $deposit})-[:PRODUCED]->(x:Memory)
+RETURN DISTINCT x.id AS id

@@ -1,0 +1,1 @@
+MATCH (n:Namespace {ns: $ns, id: $ns}) RETURN n.version AS version, n.strict AS strict

@@ -1,0 +1,2 @@
+MATCH (m:Memory {ns: $ns})-[r:CONTRADICTS]->(:Memory)
+RETURN count(r) AS contradictions

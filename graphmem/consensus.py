@@ -1,0 +1,198 @@
+"""The write path: a deposit becomes atoms, each merged into an equivalent memory or
+created, and everything is applied in one guarded statement.
+
+Planning is pure (``plan_deposit``: atoms, vectors and the namespace view in, the rows
+to write out); applying is one statement (``cypher/memory/apply_deposit``) guarded by
+the namespace version. A writer whose view was behind writes nothing, catches up and
+plans again, so two processes depositing equivalent statements at once end with one
+record that both own.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
+from graphmem.view import NamespaceView
+
+#: How many nearest memories each atom is judged against.
+CANDIDATES_PER_ATOM = 5
+#: A deposit made at the same place within this much world time of the depositor's
+#: previous memory there continues that episode, and the two are linked.
+EPISODE_GAP_MS = 60 * 60 * 1000
+
+
+#: judge(atom, memory_text, similarity) -> a verdict with ``kind`` ("equivalent",
+#: "contradiction" or "different") and ``reason`` (graphmem.judge.Verdict).
+Judge = Callable[[str, str, float], Any]
+Canonicaliser = Callable[[Sequence[str]], str]
+
+
+@dataclass
+class _Pending:
+    """A memory as this deposit will leave it (new, or an existing one merged into)."""
+
+    id: str
+    text: str
+    variants: list[str]
+    asserted_by: list[str]
+    vector: np.ndarray
+    is_new: bool
+
+
+@dataclass
+class Plan:
+    """Everything one deposit writes, as statement parameters plus the outcomes."""
+
+    deposit_id: str
+    outcomes: list[AtomOutcome] = field(default_factory=list)
+    params: dict = field(default_factory=dict)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:20]}"
+
+
+def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
+                 view: NamespaceView, *, judge: Judge, canonical: Canonicaliser,
+                 now_ms: int, candidates: int = CANDIDATES_PER_ATOM, merge: bool = True,
+                 link: bool = True) -> Plan:
+    """Decide, for each atom, whether it merges into a memory or becomes a new one.
+
+    ``merge=False`` and ``link=False`` give the designs the papers compare against:
+    every atom becomes its own record, and atoms are not linked.
+    """
+    plan = Plan(deposit_id=new_id("d"))
+    pending: dict[str, _Pending] = {}
+    contradicts: list[list[str]] = []
+    oplog: list[dict] = []
+    for atom, vector in zip(atoms, vectors):
+        target, similarity, conflicts, reason = (
+            _match_atom(atom, vector, view, pending, judge, candidates) if merge
+            else (None, 0.0, [], ""))
+        if target is None:
+            mid = new_id("m")
+            pending[mid] = _Pending(mid, atom, [atom], [deposit.agent], vector, True)
+            plan.outcomes.append(AtomOutcome(text=atom, memory_id=mid, action="created",
+                                             contradicts=conflicts, reason=reason))
+        else:
+            merged = pending.get(target) or _pending_from_view(view, target)
+            before = {"text": merged.text, "variants": list(merged.variants),
+                      "asserted_by": list(merged.asserted_by)}
+            if atom not in merged.variants:
+                merged.variants.append(atom)
+            if deposit.agent not in merged.asserted_by:
+                merged.asserted_by.append(deposit.agent)
+            merged.text = canonical(merged.variants)
+            pending[target] = merged
+            mid = target
+            plan.outcomes.append(AtomOutcome(text=atom, memory_id=mid, action="merged",
+                                             similarity=round(similarity, 4),
+                                             contradicts=conflicts, reason=reason))
+            if not merged.is_new:
+                oplog.append(_merge_entry(deposit, plan.deposit_id, atom, mid, before, view))
+        contradicts.extend([mid, other] for other in conflicts)
+        oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
+                      "memory": mid, "payload": json.dumps({"with": other})}
+                     for other in conflicts)
+    plan.params = _statement_params(deposit, plan, pending, contradicts, oplog, view, now_ms,
+                                    link=link)
+    return plan
+
+
+def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
+                pending: dict[str, _Pending], judge: Judge,
+                candidates: int) -> tuple[str | None, float, list[str], str]:
+    """The memory ``atom`` is equivalent to (or None), its similarity, contradictions."""
+    scored = dict(view.nearest(vector, candidates))
+    for mid, item in pending.items():  # atoms earlier in this same deposit
+        scored[mid] = float(item.vector @ vector)
+    conflicts: list[str] = []
+    for mid, similarity in sorted(scored.items(), key=lambda kv: -kv[1]):
+        text = pending[mid].text if mid in pending else view.records[mid].text
+        verdict = judge(atom, text, similarity)
+        if verdict.kind == "equivalent":
+            return mid, similarity, conflicts, verdict.reason
+        if verdict.kind == "contradiction":
+            conflicts.append(mid)
+    return None, 0.0, conflicts, ""
+
+
+def _pending_from_view(view: NamespaceView, mid: str) -> _Pending:
+    record = view.records[mid]
+    return _Pending(mid, record.text, list(record.variants), list(record.asserted_by),
+                    view.vector(mid), False)
+
+
+def _merge_entry(deposit: Deposit, deposit_id: str, atom: str, mid: str, before: dict,
+                 view: NamespaceView) -> dict:
+    """The log entry that lets ``unmerge`` restore the memory as it was."""
+    prior_owners = sorted(view.records[mid].owners) if mid in view.records else []
+    payload = {"deposit": deposit_id, "atom": atom, "before": before,
+               "prior_owners": prior_owners}
+    return {"id": new_id("op"), "op": "merge", "agent": deposit.agent, "memory": mid,
+            "payload": json.dumps(payload)}
+
+
+def _episode_predecessor(deposit: Deposit, t: int, view: NamespaceView,
+                         exclude: set[str]) -> str | None:
+    """The depositor's previous memory in the same episode (same place, close in time)."""
+    if not deposit.place:
+        return None
+    latest = view.latest_at_place(deposit.agent, deposit.place)
+    if latest is None or latest[1] in exclude or abs(t - latest[0]) > EPISODE_GAP_MS:
+        return None
+    return latest[1]
+
+
+def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
+                      contradicts: list[list[str]], oplog: list[dict],
+                      view: NamespaceView, now_ms: int, *, link: bool) -> dict:
+    t = to_epoch_ms(deposit.at) if deposit.at else now_ms
+    parties = [deposit.agent, *deposit.witnesses]
+    if deposit.told_by:
+        parties.append(deposit.told_by)
+    atom_ids = list(dict.fromkeys(o.memory_id for o in plan.outcomes))
+    owns = []
+    for mid in atom_ids:
+        owns.append({"agent": deposit.agent, "memory": mid, "since": t,
+                     "via": deposit.depositor_via, "from": deposit.told_by})
+        owns.extend({"agent": w, "memory": mid, "since": t, "via": "witnessed",
+                     "from": None} for w in deposit.witnesses)
+    links = []
+    if link:
+        links = [sorted(pair) for i, a in enumerate(atom_ids) for pair in
+                 ((a, b) for b in atom_ids[i + 1:])]
+        previous = _episode_predecessor(deposit, t, view, set(atom_ids))
+        if previous is not None:
+            links.extend(sorted((previous, mid)) for mid in atom_ids[:1])
+    touched = {m for pair in contradicts for m in pair} | {m for pair in links for m in pair}
+    new = [p for p in pending.values() if p.is_new]
+    return {
+        "agents": list(dict.fromkeys(parties)),
+        "deposit": {"id": plan.deposit_id, "agent": deposit.agent, "text": deposit.text,
+                    "t": t, "recorded_at": now_ms, "place": deposit.place,
+                    "domain": deposit.domain, "witnesses": list(deposit.witnesses),
+                    "told_by": deposit.told_by},
+        "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],
+                 "props": {"text": p.text, "variants": p.variants, "asserted_by": p.asserted_by,
+                           "kind": "episodic", "t": t, "recorded_at": now_ms,
+                           "place": deposit.place, "domain": deposit.domain,
+                           "forgotten": False, "pinned": False}} for p in new],
+        "updates": [{"id": p.id, "text": p.text, "variants": p.variants,
+                     "asserted_by": p.asserted_by}
+                    for p in pending.values() if not p.is_new],
+        "touch": sorted(m for m in touched if m in view.records
+                        and not (m in pending and not pending[m].is_new)),
+        "produced": [{"memory": o.memory_id, "atom": o.text, "action": o.action}
+                     for o in plan.outcomes],
+        "owns": owns,
+        "links": links,
+        "contradicts": contradicts,
+        "oplog": oplog,
+    }
