@@ -33,12 +33,6 @@ import re
 CHARACTER_SEPARATOR = "."
 
 
-def parent_groups(agent: str) -> list[str]:
-    """The groups an id belongs to, nearest first: ``players.king`` -> ``["players"]``."""
-    parts = agent.split(CHARACTER_SEPARATOR)
-    return [CHARACTER_SEPARATOR.join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]
-
-
 class StageState:
     """The characters present in one scene, updated direction by direction."""
 
