@@ -80,11 +80,16 @@ def cypher(ctx: click.Context, query: str, params: tuple[str, ...], write: bool,
               help="Data directory to repair (default: the global --data-dir).")
 @click.pass_context
 def repair(ctx: click.Context, data_dir: Path | None) -> None:
-    """Truncate a damaged append-only file at its last valid write, keeping a backup."""
+    """Truncate a damaged append-only file at its last valid write, keeping a backup.
+
+    Run it when opening the store fails with "the append-only file ... is damaged";
+    every process using the store must be closed first.
+    """
     from graphmem.settings import StoreSettings
     from graphmem.store.embedded import repair_append_only
 
-    target = data_dir or StoreSettings.from_env(data_dir=ctx.obj["data_dir"]).data_dir
-    backup, report = repair_append_only(Path(target))
+    settings = StoreSettings.from_env(data_dir=data_dir or ctx.obj["data_dir"])
+    backup, report = repair_append_only(settings.data_dir, settings.redis_server)
     click.echo(report.strip())
-    click.echo(f"backup of the damaged files: {backup}")
+    click.echo(f"repaired {Path(settings.data_dir).resolve()}; the damaged files are kept "
+               f"in {backup}")

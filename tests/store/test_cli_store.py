@@ -1,0 +1,102 @@
+"""The store commands as a user runs them: a real `graphmem` process per command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphmem import MemoryGraph
+from graphmem.errors import CorruptDataError
+
+
+def graphmem(*args: str) -> subprocess.CompletedProcess:
+    """Run the graphmem command line in a fresh process."""
+    return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; main()",
+                           *args], capture_output=True, text=True, timeout=120)
+
+
+def incr_aof(data: Path) -> Path:
+    return next((data / "appendonlydir").glob("*.incr.aof"))
+
+
+def damage_after(aof: Path, offset: int) -> None:
+    """Overwrite the first command header after ``offset`` so the file cannot parse."""
+    data = bytearray(aof.read_bytes())
+    at = data.index(b"\r\n*", offset) + 2
+    data[at:at + 8] = b"#damaged"
+    aof.write_bytes(bytes(data))
+
+
+def test_repair_restores_the_writes_before_the_damage(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        for i in range(30):
+            g.cypher("CREATE (:Memory {ns: 'before', id: $id})", {"id": f"a{i:02}"}, write=True)
+        intact = incr_aof(data).stat().st_size  # everything up to here must survive
+        for i in range(30):
+            g.cypher("CREATE (:Memory {ns: 'after', id: $id})", {"id": f"b{i:02}"}, write=True)
+    damage_after(incr_aof(data), intact + (incr_aof(data).stat().st_size - intact) // 2)
+    damaged_copy = incr_aof(data).read_bytes()
+    with pytest.raises(CorruptDataError):
+        MemoryGraph.open(data_dir=data)
+
+    done = graphmem("repair", "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    assert "Successfully truncated" in done.stdout
+    backups = list(data.glob("appendonlydir.backup-*"))
+    assert len(backups) == 1
+    assert (backups[0] / incr_aof(data).name).read_bytes() == damaged_copy
+
+    with MemoryGraph.open(data_dir=data) as g:
+        before = g.cypher("MATCH (m:Memory {ns: 'before'}) RETURN m.id AS id ORDER BY id")
+        after = g.cypher("MATCH (m:Memory {ns: 'after'}) RETURN m.id AS id ORDER BY id")
+    assert [r["id"] for r in before] == [f"a{i:02}" for i in range(30)]
+    kept = [r["id"] for r in after]  # the writes up to the damage, in order
+    assert 0 < len(kept) < 30 and kept == [f"b{i:02}" for i in range(len(kept))]
+
+
+def test_repair_refuses_while_the_store_is_open(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        done = graphmem("repair", "--data-dir", str(data))
+        assert done.returncode == 1
+        assert f"the server (pid {g.store.server.pid})" in done.stderr
+        assert "close every process" in done.stderr
+        assert not list(data.glob("appendonlydir.backup-*"))
+
+
+def test_repair_of_a_directory_without_a_store(tmp_path):
+    done = graphmem("repair", "--data-dir", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: no append-only manifest")
+
+
+def test_repair_that_cannot_help_says_so(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        g.cypher("CREATE (:Memory {ns: 't', id: 'x'})", write=True)
+    base = next((data / "appendonlydir").glob("*.base.rdb"))
+    raw = bytearray(base.read_bytes())
+    raw[20:32] = b"XXXXXXXXXXXX"  # inside the RDB preamble: not a truncation fix
+    base.write_bytes(bytes(raw))
+    done = graphmem("repair", "--data-dir", str(data))
+    assert done.returncode == 1
+    assert "could not repair" in done.stderr and "backup kept in" in done.stderr
+
+
+def test_unusable_data_dir_is_one_error_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    done = graphmem("--data-dir", str(tmp_path / "file" / "data"), "status")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: data directory")
+    assert "Traceback" not in done.stderr
+
+
+def test_bad_uri_is_one_error_line(tmp_path):
+    done = graphmem("--uri", "mysql://db:3306", "status")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: unsupported store URI scheme 'mysql'")
+

@@ -1,0 +1,275 @@
+"""The embedded server's life: shared by processes, stopped by the last, recovered after a
+crash, reachable only through a Unix socket in the data directory.
+
+Every test runs real processes: the redis-server the library starts, and Python clients
+started with subprocess; crashes are real SIGKILLs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from graphmem import MemoryGraph
+from graphmem.store.embedded import EmbeddedServer, default_binaries, pid_alive
+
+# A client process: opens the store, prints the server pid, then obeys stdin lines
+# ("write <id>", "count", "close") so a test can drive it step by step.
+CLIENT = textwrap.dedent("""
+    import sys
+    from graphmem import MemoryGraph
+    g = MemoryGraph.open(data_dir=sys.argv[1])
+    print(g.store.server.pid, flush=True)
+    for line in sys.stdin:
+        cmd, _, arg = line.strip().partition(" ")
+        if cmd == "write":
+            g.cypher("CREATE (:Memory {ns: 'c', id: $id})", {"id": arg}, write=True)
+            print("ok", flush=True)
+        elif cmd == "count":
+            print(g.cypher("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"], flush=True)
+        elif cmd == "close":
+            g.close()
+            print("closed", flush=True)
+            break
+""")
+
+
+class Client:
+    """A Python process holding the store open in ``data_dir``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", CLIENT, str(data_dir)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.server_pid = int(self._line())
+
+    def ask(self, command: str) -> str:
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self._line()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def close(self) -> None:
+        assert self.ask("close") == "closed"
+        self.proc.wait(10)
+
+    def _line(self) -> str:
+        line = self.proc.stdout.readline().strip()
+        if not line:
+            self.proc.wait(10)
+            raise AssertionError(f"client exited with {self.proc.returncode}")
+        return line
+
+
+@pytest.fixture
+def clients():
+    """Client processes of a test, killed after it if still running."""
+    started: list[Client] = []
+    yield lambda data_dir: started.append(Client(data_dir)) or started[-1]
+    for client in started:
+        if client.proc.poll() is None:
+            client.kill()
+
+
+def wait_gone(pid: int, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not pid_alive(pid)
+
+
+def listening_tcp_ports(pid: int) -> set[int]:
+    """TCP ports on which process ``pid`` listens, from its socket inodes and /proc/net."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        path = Path(f"/proc/{pid}/net/{table}")
+        if not path.exists():
+            continue
+        for row in path.read_text().splitlines()[1:]:
+            fields = row.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_second_process_uses_the_running_server(tmp_path, clients):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        other = clients(data)
+        assert other.server_pid == g.store.server.pid
+        assert other.ask("write from-child") == "ok"
+        rows = g.cypher("MATCH (m:Memory {ns: 'c'}) RETURN m.id AS id")
+        assert rows == [{"id": "from-child"}]
+        other.close()
+        # the child's close left our lease: the server still serves us
+        assert pid_alive(g.store.server.pid)
+        assert g.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 1}]
+
+
+def test_server_stops_when_the_last_user_closes(tmp_path, clients):
+    data = tmp_path / "data"
+    first = clients(data)
+    second = clients(data)
+    pid = first.server_pid
+    assert second.server_pid == pid
+    assert len(list((data / "leases").iterdir())) == 2
+    first.close()
+    assert pid_alive(pid)
+    assert second.ask("write after-first-closed") == "ok"
+    second.close()
+    assert wait_gone(pid)
+    assert not (data / "falkordb.pid").exists()
+    assert not (data / "falkordb.sock").exists()
+    assert list((data / "leases").iterdir()) == []
+
+
+def test_lease_of_a_killed_client_is_pruned(tmp_path, clients):
+    data = tmp_path / "data"
+    g = MemoryGraph.open(data_dir=data)
+    pid = g.store.server.pid
+    doomed = clients(data)
+    doomed.kill()
+    leases = [p.name for p in (data / "leases").iterdir()]
+    assert any(name.startswith(f"{doomed.proc.pid}-") for name in leases)
+    g.close()  # our lease was the last live one: the dead client's does not count
+    assert wait_gone(pid)
+    assert list((data / "leases").iterdir()) == []
+
+
+def crash_everything(data: Path, clients) -> int:
+    """A client writes three memories, then it and the server die by SIGKILL."""
+    victim = clients(data)
+    for i in range(3):
+        assert victim.ask(f"write m{i}") == "ok"
+    os.kill(victim.server_pid, signal.SIGKILL)
+    assert wait_gone(victim.server_pid)
+    victim.kill()
+    return victim.server_pid
+
+
+def test_stale_pid_and_socket_after_a_crash_are_recovered(tmp_path, clients):
+    data = tmp_path / "data"
+    dead_pid = crash_everything(data, clients)
+    assert (data / "falkordb.pid").read_text().strip() == str(dead_pid)
+    assert stat.S_ISSOCK((data / "falkordb.sock").stat().st_mode)
+    with MemoryGraph.open(data_dir=data) as g:
+        assert g.store.server.pid != dead_pid
+        rows = g.cypher("MATCH (m:Memory) RETURN m.id AS id ORDER BY id")
+        assert [r["id"] for r in rows] == ["m0", "m1", "m2"]
+        new_pid = g.store.server.pid
+    assert wait_gone(new_pid)
+
+
+def test_pid_file_naming_a_live_stranger_is_stale(tmp_path, clients):
+    data = tmp_path / "data"
+    crash_everything(data, clients)
+    # the crashed server's pid now belongs to another program (pid reuse)
+    stranger = subprocess.Popen(["sleep", "60"])
+    try:
+        (data / "falkordb.pid").write_text(f"{stranger.pid}\n")
+        with MemoryGraph.open(data_dir=data) as g:
+            assert g.store.server.pid != stranger.pid
+            assert g.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 3}]
+        time.sleep(0.2)
+        assert stranger.poll() is None, "closing the store must not signal a stranger"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_no_tcp_port_is_opened(embedded_graph, tmp_path):
+    pid = embedded_graph.store.server.pid
+    conn = embedded_graph.store._db.connection
+    assert conn.execute_command("CONFIG", "GET", "port") == ["port", "0"]
+    assert listening_tcp_ports(pid) == set()
+    # the same probe does see the port of a server that listens on one
+    port = _free_port()
+    server, _ = default_binaries()
+    plain = subprocess.Popen([str(server), "--port", str(port), "--bind", "127.0.0.1",
+                              "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+                             stdout=subprocess.DEVNULL)
+    try:
+        client = redis.Redis(port=port)
+        deadline = time.monotonic() + 10
+        while not _pings(client):
+            assert time.monotonic() < deadline, "plain redis-server did not start"
+            time.sleep(0.05)
+        assert listening_tcp_ports(plain.pid) == {port}
+    finally:
+        plain.kill()
+        plain.wait()
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_socket_is_inside_the_data_dir(embedded_graph, tmp_path):
+    server = embedded_graph.store.server
+    assert server.socket_path == (tmp_path / "data").resolve() / "falkordb.sock"
+    assert stat.S_ISSOCK(server.socket_path.stat().st_mode)
+    assert (server.socket_path.stat().st_mode & 0o777) == 0o700
+
+
+def test_deep_data_dir_gets_a_short_socket(tmp_path, clients):
+    data = tmp_path.joinpath(*["nested-directory"] * 8) / "data"
+    assert len(str(data / "falkordb.sock")) > 108  # would overflow sun_path
+    with MemoryGraph.open(data_dir=data) as g:
+        socket_path = g.store.server.socket_path
+        assert len(str(socket_path)) <= 100
+        assert stat.S_ISSOCK(socket_path.stat().st_mode)
+        other = clients(data)  # another process derives the same short path
+        assert other.server_pid == g.store.server.pid
+        assert other.ask("write deep") == "ok"
+        assert g.cypher("MATCH (m:Memory) RETURN m.id AS id") == [{"id": "deep"}]
+        other.close()
+        pid = g.store.server.pid
+    assert wait_gone(pid)
+    assert not socket_path.exists()
+
+
+def test_stop_refuses_to_signal_a_process_that_is_not_our_server(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    stranger = subprocess.Popen(["sleep", "60"])
+    try:
+        (data / "falkordb.pid").write_text(str(stranger.pid))
+        server = EmbeddedServer(data)
+        assert server.pid is None
+        server.stop()
+        time.sleep(0.1)
+        assert stranger.poll() is None
+        assert not (data / "falkordb.pid").exists()
+    finally:
+        stranger.kill()
+        stranger.wait()
