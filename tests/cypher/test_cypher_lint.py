@@ -20,6 +20,7 @@ from graphmem.devtools.cypher_lint import (
     neo4j_queries,
 )
 from graphmem.queries import LABELS, query_files
+from graphmem.store.neo4j import AWAIT_INDEXES_QUERY, SERVER_VERSION_QUERY
 
 BROKEN = {
     "syntax": LintQuery("syntax", "MATCH (m:Memory {ns: $ns}\nRETURN m", ("ns",)),
@@ -45,8 +46,15 @@ def lint_tool() -> None:
         pytest.fail(str(exc), pytrace=False)
 
 
+# Queries the Neo4j adapter runs from code rather than from cypher/.
+ADAPTER_QUERIES = [
+    LintQuery("store/neo4j.py:SERVER_VERSION_QUERY", SERVER_VERSION_QUERY, ()),
+    LintQuery("store/neo4j.py:AWAIT_INDEXES_QUERY", AWAIT_INDEXES_QUERY, ("timeout",)),
+]
+
+
 def test_every_neo4j_query_passes_the_lint(lint_tool):
-    queries = neo4j_queries()
+    queries = neo4j_queries() + ADAPTER_QUERIES
     names = {q.name for q in queries}
     assert "schema/record_step" in names and f"schema/unique_ns_id[{LABELS[0]}]" in names
     errors = errors_only(lint_queries(queries))
