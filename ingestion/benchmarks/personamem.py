@@ -43,6 +43,7 @@ ROLES = frozenset({"system", "user", "assistant"})
 FILE_HINT = ("expected questions_{32k,128k,1M}.csv and shared_contexts_{32k,128k,1M}.jsonl "
              "from the official PersonaMem release")
 _LABEL = re.compile(r"\(\s*([a-z])\s*\)")
+_LINE_KEY = re.compile(r'\s*\{\s*"([^"\\]+)"\s*:')
 
 
 def load_personamem(questions: str | Path, contexts: str | Path | None = None, *,
@@ -113,8 +114,9 @@ def _read_contexts(path: Path, wanted: set[str], *, skip_bad: bool,
         raise bad_file(path, "file not found", FILE_HINT) from None
     with handle:
         for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+            key = _LINE_KEY.match(line)
+            if not line.strip() or key and key.group(1) not in wanted:
+                continue  # skip unused contexts without parsing them (1M lines are large)
             parsed = collect_records(
                 [line], lambda text: _parse_context_line(text, number, path, wanted),
                 skip_bad=skip_bad, skipped=skipped)

@@ -135,3 +135,11 @@ def test_missing_files(tmp_path):
     shutil.copy(QUESTIONS, tmp_path / "my_questions.csv")
     with pytest.raises(BenchmarkDataError, match="pass contexts= explicitly"):
         load_personamem(tmp_path / "my_questions.csv")
+
+
+def test_unused_contexts_are_not_parsed(copy_dir):
+    contexts = copy_dir / "shared_contexts_32k.jsonl"
+    lines = contexts.read_text().splitlines()
+    lines[1] = lines[1][:40] + " <truncated download"  # the context no question uses
+    contexts.write_text("\n".join(lines) + "\n")
+    assert len(load_personamem(copy_dir / "questions_32k.csv").units) == 5
