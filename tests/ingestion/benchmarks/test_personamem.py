@@ -140,6 +140,6 @@ def test_missing_files(tmp_path):
 def test_unused_contexts_are_not_parsed(copy_dir):
     contexts = copy_dir / "shared_contexts_32k.jsonl"
     lines = contexts.read_text().splitlines()
-    lines[1] = lines[1][:40] + " <truncated download"  # the context no question uses
+    lines[1] = lines[1][:90] + " <truncated download"  # the context no question uses
     contexts.write_text("\n".join(lines) + "\n")
     assert len(load_personamem(copy_dir / "questions_32k.csv").units) == 5
