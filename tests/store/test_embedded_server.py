@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from graphmem import MemoryGraph
+from graphmem.errors import DataDirError
 from graphmem.store.embedded import EmbeddedServer, default_binaries, pid_alive
 
 # A client process: opens the store, prints the server pid, then obeys stdin lines
@@ -273,3 +274,27 @@ def test_stop_refuses_to_signal_a_process_that_is_not_our_server(tmp_path):
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_processes_opening_at_once_share_one_server(tmp_path, clients):
+    data = tmp_path / "data"
+    procs = [subprocess.Popen([sys.executable, "-c", CLIENT, str(data)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    try:
+        pids = {int(p.stdout.readline()) for p in procs}
+        assert len(pids) == 1
+        assert len(list((data / "leases").iterdir())) == 3
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    os.kill(pids.pop(), signal.SIGKILL)
+
+
+def test_something_in_the_way_of_the_socket_is_named(tmp_path, clients):
+    data = tmp_path / "data"
+    crash_everything(data, clients)
+    (data / "falkordb.sock").unlink()
+    (data / "falkordb.sock").mkdir()  # not a socket any more, and not removable by unlink
+    with pytest.raises(DataDirError, match="falkordb.sock"):
+        MemoryGraph.open(data_dir=data)

@@ -260,6 +260,7 @@ def test_server_killed_mid_statement(tmp_path):
         {"n": KILL_ROWS}, write=True))
     assert isinstance(error, StoreUnavailable), error
     assert "whole or not at all" in str(error)
+    assert "no longer running" in str(error)
     assert count_after_reopen(data, g) in (0, KILL_ROWS)
 
 
@@ -275,3 +276,40 @@ def test_server_killed_mid_transaction(tmp_path):
     ]))
     assert isinstance(error, StoreUnavailable), error
     assert count_after_reopen(data, g) in (0, KILL_ROWS)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 3 MiB tmpfs: a disk that fills up after a few writes."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        for pid_file in mount.rglob("falkordb.pid"):  # the mount must be idle to go
+            pid = int(pid_file.read_text())
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+                while pid_alive(pid):
+                    time.sleep(0.02)
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_full_disk_is_named_and_keeps_every_acknowledged_write(small_disk):
+    data = small_disk / "data"
+    g = MemoryGraph.open(data_dir=data)
+    acknowledged = 0
+    with pytest.raises(StoreUnavailable) as err:
+        for acknowledged in range(1000):  # noqa: B007 - the count is the result
+            g.cypher("CREATE (:Memory {ns: 'full', id: $id, text: $text})",
+                     {"id": f"m{acknowledged}", "text": "x" * 20_000}, write=True)
+    assert "disk full" in str(err.value) and "Free space there" in str(err.value)
+    assert str(data.resolve()) in str(err.value)
+    g.close()
+    with MemoryGraph.open(data_dir=data) as again:  # loads fine; the torn write is gone
+        rows = again.cypher("MATCH (m:Memory {ns: 'full'}) RETURN count(m) AS n")
+    assert rows == [{"n": acknowledged}]
