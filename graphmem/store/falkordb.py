@@ -146,9 +146,11 @@ class FalkorDBStore(TracerMixin):
         return self._run(query, params or {}, read_only=False)
 
     def transaction(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        """Run the statements in one MULTI/EXEC block: no other client interleaves, and
+        a crash applies all or none of them. A statement that fails does not undo the
+        others (FalkorDB cannot); the error says so."""
         if len(statements) == 1:
             return [self.write(statements[0].query, statements[0].params)]
-        results = []
         for st in statements:
             check_params(st.params)
         pipe = self._db.connection.pipeline(transaction=True)
@@ -157,13 +159,14 @@ class FalkorDBStore(TracerMixin):
             header = self._graph._build_params_header(dict(st.params)) if st.params else ""
             pipe.execute_command("GRAPH.QUERY", self.graph_name, header + st.query, "--compact")
         try:
-            raw = pipe.execute(raise_on_error=True)
+            raw = pipe.execute(raise_on_error=False)
         except Exception as exc:  # noqa: BLE001 - translated below
             raise translate(exc, statements[0].query, self._where, self._server) from exc
+        failed = [(i, reply) for i, reply in enumerate(raw) if isinstance(reply, Exception)]
+        if failed:
+            raise _partial_failure(failed, statements, self._where)
         from falkordb.query_result import QueryResult
-        for reply in raw:
-            results.append(_rows(QueryResult(self._graph, reply)))
-        return results
+        return [_rows(QueryResult(self._graph, reply)) for reply in raw]
 
     def _run(self, query: str, params: Params, *, read_only: bool) -> list[Row]:
         check_params(params)
@@ -244,6 +247,21 @@ class FalkorDBStore(TracerMixin):
     def server(self) -> EmbeddedServer | None:
         """The embedded server this store leases, if it is embedded."""
         return self._server
+
+
+def _partial_failure(failed: list[tuple[int, Exception]], statements: Sequence[Statement],
+                     where: str) -> StoreError:
+    """The error for a MULTI block in which some statements failed and the rest ran."""
+    index, exc = failed[0]
+    cause = translate(exc, statements[index].query, where)
+    applied = len(statements) - len(failed)
+    return type(cause)(
+        f"statement {index + 1} of {len(statements)} in the transaction failed "
+        f"({str(exc).strip()}); the {applied} other statement(s) were applied, because "
+        "FalkorDB cannot roll a transaction back (capabilities.multi_statement_rollback "
+        f"is False). Put the writes in one statement to make them all-or-nothing. query: "
+        f"{statements[index].query.strip().splitlines()[0][:120]}"
+    )
 
 
 def check_params(params: Params) -> None:

@@ -24,6 +24,7 @@ import redis
 from graphmem import MemoryGraph
 from graphmem.errors import (
     ConfigError,
+    ConstraintViolation,
     CorruptDataError,
     DataDirError,
     InvalidInput,
@@ -313,3 +314,18 @@ def test_full_disk_is_named_and_keeps_every_acknowledged_write(small_disk):
     with MemoryGraph.open(data_dir=data) as again:  # loads fine; the torn write is gone
         rows = again.cypher("MATCH (m:Memory {ns: 'full'}) RETURN count(m) AS n")
     assert rows == [{"n": acknowledged}]
+
+
+def test_failed_statement_in_a_transaction_says_what_was_applied(embedded_graph):
+    """FalkorDB has no multi-statement rollback: the error must not claim otherwise."""
+    embedded_graph.cypher("CREATE (:Memory {ns: 't', id: 'dup'})", write=True)
+    assert embedded_graph.store.capabilities.multi_statement_rollback is False
+    with pytest.raises(ConstraintViolation) as err:
+        embedded_graph.store.transaction([
+            Statement("CREATE (:Memory {ns: 't', id: 'a'})"),
+            Statement("CREATE (:Memory {ns: 't', id: 'dup'})"),
+        ])
+    assert "statement 2 of 2" in str(err.value)
+    assert "the 1 other statement(s) were applied" in str(err.value)
+    rows = embedded_graph.cypher("MATCH (m:Memory {ns: 't'}) RETURN m.id AS id ORDER BY id")
+    assert [r["id"] for r in rows] == ["a", "dup"]
