@@ -86,7 +86,7 @@ def repair(ctx: click.Context, data_dir: Path | None) -> None:
     every process using the store must be closed first.
     """
     from graphmem.settings import StoreSettings
-    from graphmem.store.embedded import repair_append_only
+    from graphmem.store.repair import repair_append_only
 
     settings = StoreSettings.from_env(data_dir=data_dir or ctx.obj["data_dir"])
     backup, report = repair_append_only(settings.data_dir, settings.redis_server)

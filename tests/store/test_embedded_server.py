@@ -257,6 +257,7 @@ def test_deep_data_dir_gets_a_short_socket(tmp_path, clients):
         pid = g.store.server.pid
     assert wait_gone(pid)
     assert not socket_path.exists()
+    assert not socket_path.parent.exists()  # the short directory goes with the server
 
 
 def test_stop_refuses_to_signal_a_process_that_is_not_our_server(tmp_path):
@@ -298,3 +299,17 @@ def test_something_in_the_way_of_the_socket_is_named(tmp_path, clients):
     (data / "falkordb.sock").mkdir()  # not a socket any more, and not removable by unlink
     with pytest.raises(DataDirError, match="falkordb.sock"):
         MemoryGraph.open(data_dir=data)
+
+
+def fsync_mode(graph: MemoryGraph) -> str:
+    return graph.store._db.connection.execute_command("CONFIG", "GET", "appendfsync")[1]
+
+
+def test_a_shared_server_fsyncs_as_often_as_its_strictest_user_asks(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data, fsync="no") as lax:
+        assert fsync_mode(lax) == "no"
+        with MemoryGraph.open(data_dir=data) as strict:  # default: always
+            assert fsync_mode(strict) == "always"
+            with MemoryGraph.open(data_dir=data, fsync="everysec") as other:
+                assert fsync_mode(other) == "always"  # never weakened
