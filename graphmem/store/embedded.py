@@ -236,7 +236,11 @@ class EmbeddedServer:
                     break
                 except OSError as exc:
                     if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise
+                        raise DataDirError(
+                            f"cannot lock {self.lock_path}: {exc.strerror or exc} (a "
+                            "file system without flock, such as some network mounts?); "
+                            "put the data directory on a local disk"
+                        ) from exc
                     if time.monotonic() > deadline:
                         holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
                         raise DataDirError(
@@ -254,7 +258,12 @@ class EmbeddedServer:
 
     def _take_lease(self) -> Path:
         lease = self.leases_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        lease.write_text(f"{os.getpid()} {process_start_time(os.getpid())}")
+        try:
+            lease.write_text(f"{os.getpid()} {process_start_time(os.getpid())}")
+        except OSError as exc:
+            lease.unlink(missing_ok=True)
+            raise DataDirError(f"cannot write the lease {lease}: {exc.strerror or exc}; "
+                               "free space or fix the data directory, then retry") from exc
         return lease
 
     def _live_leases(self) -> list[Path]:

@@ -313,3 +313,51 @@ def test_a_shared_server_fsyncs_as_often_as_its_strictest_user_asks(tmp_path):
             assert fsync_mode(strict) == "always"
             with MemoryGraph.open(data_dir=data, fsync="everysec") as other:
                 assert fsync_mode(other) == "always"  # never weakened
+
+
+def test_pid_file_naming_the_server_of_another_directory_is_stale(tmp_path):
+    with MemoryGraph.open(data_dir=tmp_path / "a") as a:
+        other_pid = a.store.server.pid
+        (tmp_path / "b").mkdir()
+        (tmp_path / "b" / "falkordb.pid").write_text(str(other_pid))
+        with MemoryGraph.open(data_dir=tmp_path / "b") as b:
+            assert b.store.server.pid not in (None, other_pid)
+            b.cypher("CREATE (:Memory {ns: 'b', id: 'only-in-b'})", write=True)
+        assert pid_alive(other_pid)  # closing b left a's server alone
+        assert a.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 0}]
+
+
+MERGER = textwrap.dedent("""
+    import sys
+    from graphmem import MemoryGraph
+    g = MemoryGraph.open(data_dir=sys.argv[1])
+    print("ready", flush=True)
+    sys.stdin.readline()  # start together
+    for i in range(150):
+        g.cypher("MERGE (m:Memory {ns: 'race', id: $id}) "
+                 "SET m.by = coalesce(m.by, []) + [$me]",
+                 {"id": f"m{i}", "me": sys.argv[2]}, write=True)
+    g.close()
+    print("done", flush=True)
+""")
+
+
+def test_processes_merging_the_same_keys_make_one_node_per_key(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        procs = [subprocess.Popen([sys.executable, "-c", MERGER, str(data), name],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                 for name in ("p", "q")]
+        try:
+            assert [p.stdout.readline().strip() for p in procs] == ["ready", "ready"]
+            for p in procs:
+                p.stdin.write("go\n")
+                p.stdin.flush()
+            assert [p.stdout.readline().strip() for p in procs] == ["done", "done"]
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+        rows = g.cypher("MATCH (m:Memory {ns: 'race'}) RETURN m.id AS id, m.by AS by")
+    assert len(rows) == 150
+    assert all(sorted(r["by"]) == ["p", "q"] for r in rows)  # no update lost either
