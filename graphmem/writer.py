@@ -43,6 +43,11 @@ class Views:
     def forget_strictness(self, ns: str) -> None:
         self._known_ns.pop(ns, None)
 
+    def forget_namespace(self, ns: str) -> None:
+        """Drop what this process cached of ``ns`` (after it was deleted or rebuilt)."""
+        self._known_ns.pop(ns, None)
+        self._views.pop(ns, None)
+
     def version(self, ns: str) -> int:
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})
         return int(rows[0]["version"]) if rows else 0
@@ -196,4 +201,7 @@ def parse_at(value: Any) -> datetime | None:
         return value
     from graphmem.ingestion.times import parse_when
 
-    return parse_when(value)
+    try:
+        return parse_when(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"invalid time for 'at': {exc}") from None

@@ -34,15 +34,16 @@ def cli(ctx: click.Context, uri: str | None, data_dir: str | None) -> None:
     ctx.obj = {"uri": uri, "data_dir": data_dir}
 
 
-def open_graph(ctx: click.Context):
+def open_graph(ctx: click.Context, **options):
     """Open the MemoryGraph the global options name."""
     from graphmem.api import MemoryGraph
 
-    return MemoryGraph.open(uri=ctx.obj["uri"], data_dir=ctx.obj["data_dir"])
+    obj = ctx.find_root().obj
+    return MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"], **options)
 
 
 def main() -> None:
     """Console entry point."""
-    from graphmem.cli import store_commands  # noqa: F401  (registers commands)
+    from graphmem.cli import memory_commands, store_commands  # noqa: F401  (registers commands)
 
     cli(prog_name="graphmem")

@@ -1,0 +1,49 @@
+"""recall: owner-scoped, ranked, expansion ranked in and cut to k, authorship attached."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.errors import InvalidInput
+
+
+@pytest.fixture
+def scene(mem):
+    mem.remember("ana", "Ana keeps the spare key under the blue flowerpot.", witnesses=["ben"])
+    mem.remember("cy", "Cy hid the letters in the attic chest.")
+    mem.remember("ana", "The cat is called Miso. Miso hates thunderstorms.", place="home")
+    mem.remember("ana", "Ana's sister lives in Porto.", place="home")
+    return mem
+
+
+def test_agent_sees_only_what_it_owns(scene):
+    ids_ben = {h.memory_id for h in scene.recall("ben", "where are the letters hidden", k=10)}
+    texts_ben = {h.text for h in scene.recall("ben", "where are the letters hidden", k=10)}
+    assert all("letters" not in t for t in texts_ben)
+    assert ids_ben  # ben owns the key memory
+    assert scene.recall("nobody", "anything at all", k=5) == []
+
+
+def test_best_match_first_with_authorship(scene):
+    hits = scene.recall("ben", "Where is the spare key?", k=3)
+    assert "spare key" in hits[0].text
+    assert hits[0].owners == ["ana", "ben"]
+    assert hits[0].channels["dense"] == 1
+
+
+def test_expansion_is_ranked_in_and_truncated_to_k(scene):
+    for k in (1, 2, 3):
+        hits = scene.recall("ana", "What is the cat called?", k=k)
+        assert len(hits) <= k
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+    hits = scene.recall("ana", "What is the cat called?", k=10)
+    ids = [h.memory_id for h in hits]
+    assert len(ids) == len(set(ids))
+
+
+def test_bad_recall_arguments(scene):
+    with pytest.raises(InvalidInput):
+        scene.recall("ana", "", k=3)
+    with pytest.raises(InvalidInput):
+        scene.recall("ana", "key", k=0)
