@@ -1,0 +1,232 @@
+"""An in-process BM25 index that grows one memory at a time and searches owner-scoped.
+
+Memories arrive one deposit at a time, so the index keeps, per term, growable numpy
+arrays of (document slot, term frequency) and scores a query by touching only the
+postings of its terms. Statistics (N, average length, document frequency) are read at
+query time, so an add costs only its own terms; nothing is rebuilt.
+
+Scoring is Okapi BM25 with Lucene's non-negative idf, log(1 + (N - df + 0.5)/(df + 0.5)),
+k1 = 1.5 and b = 0.75 by default (the defaults of rank-bm25 and bm25s). Owner scoping:
+`allowed` is applied after scoring, the cheaper way round — a small scope is looked up
+id by id; a large one is not converted at all: the matches are walked in score order
+and checked against the set until k are found, so a scope of 50k ids costs about
+k / (its share of the index) lookups. Pass a set (or frozenset) for that case; any other
+collection is copied into one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+
+import numpy as np
+
+from graphmem.errors import InvalidInput
+
+from .tokenize import tokenize
+
+__all__ = ["BM25Index"]
+
+_INITIAL_CAPACITY = 4
+
+
+class _Postings:
+    """Growable arrays of (slot, tf) for one term, doubling on demand."""
+
+    __slots__ = ("slots", "tfs", "size")
+
+    def __init__(self) -> None:
+        self.slots = np.empty(_INITIAL_CAPACITY, dtype=np.int64)
+        self.tfs = np.empty(_INITIAL_CAPACITY, dtype=np.float64)
+        self.size = 0
+
+    def append(self, slot: int, tf: int) -> None:
+        if self.size == len(self.slots):
+            self.slots = np.resize(self.slots, 2 * self.size)
+            self.tfs = np.resize(self.tfs, 2 * self.size)
+        self.slots[self.size] = slot
+        self.tfs[self.size] = tf
+        self.size += 1
+
+
+class BM25Index:
+    """Incremental BM25 over (doc_id, text); `search` can be limited to allowed ids.
+
+    >>> index = BM25Index()
+    >>> index.add("m1", "Melanie painted a sunrise by the lake")
+    >>> index.add("m2", "Caroline went to a support group")
+    >>> index.search("who painted the lake?", k=1)[0][0]
+    'm1'
+    """
+
+    def __init__(
+        self,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        tokenizer: Callable[[str], list[str]] = tokenize,
+    ) -> None:
+        if k1 < 0 or not 0 <= b <= 1:
+            raise InvalidInput(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        self.k1, self.b = k1, b
+        self._tokenize = tokenizer
+        self._postings: dict[str, _Postings] = {}
+        self._df: dict[str, int] = {}
+        self._slot_of: dict[str, int] = {}
+        self._ids: list[str] = []
+        self._terms_of: list[tuple[str, ...]] = []
+        self._lengths = np.zeros(_INITIAL_CAPACITY, dtype=np.float64)
+        self._live = np.zeros(_INITIAL_CAPACITY, dtype=bool)
+        self._total_length = 0.0
+
+    def __len__(self) -> int:
+        return len(self._slot_of)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._slot_of
+
+    def add(self, doc_id: str, text: str) -> None:
+        """Index one document; an id already present is an error (remove it first)."""
+        if doc_id in self._slot_of:
+            raise InvalidInput(f"document {doc_id!r} is already indexed; remove it before re-adding")
+        terms = self._tokenize(text)
+        slot = len(self._ids)
+        self._ensure_capacity(slot + 1)
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        for term, tf in counts.items():
+            postings = self._postings.get(term)
+            if postings is None:
+                postings = self._postings[term] = _Postings()
+            postings.append(slot, tf)
+            self._df[term] = self._df.get(term, 0) + 1
+        self._ids.append(doc_id)
+        self._terms_of.append(tuple(counts))
+        self._slot_of[doc_id] = slot
+        self._lengths[slot] = len(terms)
+        self._live[slot] = True
+        self._total_length += len(terms)
+
+    def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
+        """Index (doc_id, text) pairs in order."""
+        for doc_id, text in docs:
+            self.add(doc_id, text)
+
+    def remove(self, doc_id: str) -> None:
+        """Drop a document from scoring and statistics (its postings stay, masked)."""
+        slot = self._slot_of.pop(doc_id, None)
+        if slot is None:
+            raise InvalidInput(f"document {doc_id!r} is not in the index")
+        self._live[slot] = False
+        self._total_length -= self._lengths[slot]
+        for term in self._terms_of[slot]:
+            self._df[term] -= 1
+        self._terms_of[slot] = ()
+
+    def search(
+        self, query: str, k: int = 10, allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best (doc_id, score) for the query, best first; only `allowed` ids if given.
+
+        Documents sharing no term with the query are never returned. Ties are broken by
+        insertion order, so results are deterministic.
+        """
+        if k <= 0:
+            raise InvalidInput(f"k must be a positive number of results, got {k}")
+        if not self._slot_of:
+            return []
+        slots, scores = self._score(self._tokenize(query))
+        if slots.size == 0:
+            return []
+        if allowed is not None:
+            return self._top_allowed(slots, scores, k, allowed)
+        return self._pairs(slots, scores, _top_order(scores, slots, k))
+
+    def _score(self, query_terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Slots that match any query term, and their BM25 scores."""
+        n = len(self._slot_of)
+        avg_length = self._total_length / n if self._total_length > 0 else 1.0
+        parts_slots, parts_scores = [], []
+        for term, query_tf in _count(query_terms).items():
+            postings = self._postings.get(term)
+            df = self._df.get(term, 0)
+            if postings is None or df == 0:
+                continue
+            idf = np.log1p((n - df + 0.5) / (df + 0.5))
+            slots = postings.slots[: postings.size]
+            tfs = postings.tfs[: postings.size]
+            norm = self.k1 * (1.0 - self.b + self.b * self._lengths[slots] / avg_length)
+            parts_slots.append(slots)
+            parts_scores.append(query_tf * idf * tfs * (self.k1 + 1.0) / (tfs + norm))
+        if not parts_slots:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        # Every BM25 term score is > 0 (idf > 0, tf >= 1), so non-zero means matched.
+        dense = np.bincount(
+            np.concatenate(parts_slots),
+            weights=np.concatenate(parts_scores),
+            minlength=len(self._ids),
+        )
+        matched = np.flatnonzero((dense > 0) & self._live[: len(self._ids)])
+        return matched, dense[matched]
+
+    def _top_allowed(
+        self, slots: np.ndarray, scores: np.ndarray, k: int, allowed: Collection[str]
+    ) -> list[tuple[str, float]]:
+        """Top k among allowed ids, by the cheaper of two ways.
+
+        Looking up every allowed id costs len(allowed); walking the matches in score order
+        costs about k / (allowed share of the index) set lookups. Walk when that is less.
+        """
+        if len(allowed) ** 2 <= k * len(self._slot_of) or len(allowed) <= k:
+            wanted = np.array(
+                sorted({self._slot_of[i] for i in allowed if i in self._slot_of}), dtype=np.int64
+            )
+            positions = np.minimum(np.searchsorted(slots, wanted), slots.size - 1)
+            positions = positions[slots[positions] == wanted]
+            sub_slots, sub_scores = slots[positions], scores[positions]
+            return self._pairs(sub_slots, sub_scores, _top_order(sub_scores, sub_slots, k))
+        allowed_set = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
+        found: list[tuple[str, float]] = []
+        window = 4 * k
+        done = 0
+        while done < slots.size and len(found) < k:
+            order = _top_order(scores, slots, min(window, slots.size))
+            for position in order[done:]:
+                doc_id = self._ids[slots[position]]
+                if doc_id in allowed_set:
+                    found.append((doc_id, float(scores[position])))
+                    if len(found) == k:
+                        break
+            done = len(order)
+            window *= 4
+        return found
+
+    def _pairs(self, slots: np.ndarray, scores: np.ndarray, order: np.ndarray) -> list[tuple[str, float]]:
+        return [(self._ids[slots[i]], float(scores[i])) for i in order]
+
+    def _ensure_capacity(self, size: int) -> None:
+        if size > len(self._lengths):
+            capacity = max(size, 2 * len(self._lengths))
+            self._lengths = np.resize(self._lengths, capacity)
+            live = np.zeros(capacity, dtype=bool)
+            live[: len(self._live)] = self._live
+            self._live = live
+
+
+def _count(terms: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
+    return counts
+
+
+def _top_order(scores: np.ndarray, slots: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k best scores, best first; equal scores by earlier slot."""
+    if k < scores.size:
+        # Take everything scoring at least the k-th best so ties at the cut are kept whole.
+        kth = np.partition(scores, scores.size - k)[scores.size - k]
+        candidates = np.nonzero(scores >= kth)[0]
+    else:
+        candidates = np.arange(scores.size)
+    order = np.lexsort((slots[candidates], -scores[candidates]))
+    return candidates[order][:k]

@@ -1,0 +1,202 @@
+"""Recall settings as one typed, frozen object, with named presets.
+
+A `RecallConfig` says which ranking channels run ("dense", "bm25", "graph", "time"),
+how many candidates each returns, how they are weighted for each kind of question,
+the RRF constant, the result size, and whether affiliated neighbours are ranked into
+the pool. `weights_for(config, query_class)` turns it into the weights for one query.
+
+    HYBRID            every channel, weights chosen by the query's kind
+    HYBRID_NO_GRAPH   dense + bm25 + time, weights by kind
+    HYBRID_RRF        dense + bm25, equal weights, no classifier (the RRF baseline)
+    DENSE_ONLY        vector similarity alone
+    BM25_ONLY         BM25 alone
+
+The per-kind weights are priors, not fitted numbers: time matters for temporal
+questions, the graph for who-someone-is and for joining facts, dense similarity for
+preferences phrased in other words. Change them with `config.model_copy(update=...)` or
+`preset("HYBRID", rrf_k=30)`; the objects are frozen, treat their dicts as read-only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from graphmem.errors import ConfigError
+
+from .classify import QueryClass, QueryKind
+
+__all__ = [
+    "BM25_ONLY",
+    "CHANNELS",
+    "DEFAULT_KIND_WEIGHTS",
+    "DENSE_ONLY",
+    "HYBRID",
+    "HYBRID_NO_GRAPH",
+    "HYBRID_RRF",
+    "PRESETS",
+    "Channel",
+    "RecallConfig",
+    "preset",
+    "weights_for",
+]
+
+Channel = Literal["dense", "bm25", "graph", "time"]
+CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time")
+
+DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
+    QueryKind.TEMPORAL: {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 1.5},
+    QueryKind.IDENTITY: {"dense": 1.0, "bm25": 1.0, "graph": 1.5, "time": 0.0},
+    QueryKind.PREFERENCE: {"dense": 1.5, "bm25": 0.75, "graph": 0.5, "time": 0.0},
+    QueryKind.FACTUAL: {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0},
+    QueryKind.MULTI_HOP: {"dense": 1.0, "bm25": 0.75, "graph": 1.5, "time": 0.25},
+}
+_BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0}
+
+
+class RecallConfig(BaseModel):
+    """How `recall` ranks: channels, depths, weights per query kind, fusion and expansion.
+
+    Invalid values raise ConfigError naming the field.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    channels: tuple[Channel, ...] = Field(CHANNELS, description="channels that run, in any order")
+    weights: dict[Channel, float] = Field(
+        default_factory=lambda: dict(_BASE_WEIGHTS),
+        description="weights used when the classifier is off or unsure",
+    )
+    kind_weights: dict[QueryKind, dict[Channel, float]] = Field(
+        default_factory=lambda: {kind: dict(w) for kind, w in DEFAULT_KIND_WEIGHTS.items()},
+        description="weights per query kind, used when classify is on",
+    )
+    classify: bool = Field(True, description="choose weights by the query's kind")
+    min_confidence: float = Field(0.0, ge=0.0, le=1.0, description="below this, use `weights`")
+    secondary_share: float = Field(
+        0.5, ge=0.0, description="how much each secondary kind's weights mix into the primary's"
+    )
+    rrf_k: int = Field(60, gt=0, description="the k of reciprocal rank fusion")
+    k: int = Field(10, gt=0, description="number of memories returned")
+    depth: int = Field(50, gt=0, description="candidates each channel returns")
+    channel_depth: dict[Channel, int] = Field(default_factory=dict, description="per-channel depth overrides")
+    expand_affiliated: bool = Field(True, description="rank AFFILIATED neighbours into the pool")
+    affiliated_weight: float = Field(0.5, ge=0.0, description="RRF weight of the affiliated pseudo-channel")
+    affiliated_cap: int = Field(3, ge=0, description="at most this many neighbours per hit")
+
+    def __init__(self, **data: object) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid RecallConfig: {_describe(exc)}") from exc
+
+    @field_validator("channels")
+    @classmethod
+    def _channels_unique_and_present(cls, value: tuple[Channel, ...]) -> tuple[Channel, ...]:
+        if not value:
+            raise ValueError("at least one channel must run")
+        if len(set(value)) != len(value):
+            raise ValueError(f"channels listed twice: {value}")
+        return value
+
+    @field_validator("weights")
+    @classmethod
+    def _weights_valid(cls, value: dict[Channel, float]) -> dict[Channel, float]:
+        _check_weights(value, "weights")
+        return value
+
+    @field_validator("kind_weights")
+    @classmethod
+    def _kind_weights_valid(cls, value: dict[QueryKind, dict[Channel, float]]) -> dict[QueryKind, dict[Channel, float]]:
+        missing = [kind.value for kind in QueryKind if kind not in value]
+        if missing:
+            raise ValueError(f"no weights for query kinds {missing}")
+        for kind, table in value.items():
+            _check_weights(table, f"kind_weights[{kind.value}]")
+        return value
+
+    @field_validator("channel_depth")
+    @classmethod
+    def _depths_positive(cls, value: dict[Channel, int]) -> dict[Channel, int]:
+        bad = {c: d for c, d in value.items() if d <= 0}
+        if bad:
+            raise ValueError(f"channel depths must be > 0, got {bad}")
+        return value
+
+    @model_validator(mode="after")
+    def _some_channel_counts(self) -> RecallConfig:
+        if not any(self.weights.get(c, 0.0) > 0 for c in self.channels):
+            raise ValueError(f"every enabled channel {self.channels} has weight 0 in `weights`")
+        return self
+
+    def depth_for(self, channel: Channel) -> int:
+        """How many candidates the channel should return."""
+        return self.channel_depth.get(channel, self.depth)
+
+
+def weights_for(config: RecallConfig, query_class: QueryClass | None = None) -> dict[Channel, float]:
+    """Channel weights for one query: every enabled channel, in `config.channels` order.
+
+    With the classifier on and a class at or above `min_confidence`, the primary kind's
+    weights are averaged with the secondary kinds' weights (each counted
+    `secondary_share` times); otherwise `config.weights`. A channel may come out at 0:
+    the pipeline need not run it. If every enabled channel comes out at 0 for a kind,
+    `config.weights` is used instead so that a query is never left with no ranking.
+    """
+    table = dict(config.weights)
+    if config.classify and query_class is not None and query_class.confidence >= config.min_confidence:
+        mixed = _mix_kind_weights(config, query_class)
+        if any(mixed.get(c, 0.0) > 0 for c in config.channels):
+            table = mixed
+    return {channel: table.get(channel, 0.0) for channel in config.channels}
+
+
+def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Channel, float]:
+    parts = [(1.0, config.kind_weights[query_class.kind])]
+    parts += [(config.secondary_share, config.kind_weights[kind]) for kind in sorted(query_class.secondary)]
+    total = sum(share for share, _ in parts)
+    return {
+        channel: sum(share * table.get(channel, 0.0) for share, table in parts) / total
+        for channel in CHANNELS
+    }
+
+
+def _check_weights(table: dict[Channel, float], where: str) -> None:
+    bad = {c: w for c, w in table.items() if not math.isfinite(w) or w < 0}
+    if bad:
+        raise ValueError(f"{where}: weights must be finite and >= 0, got {bad}")
+
+
+def _describe(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+HYBRID = RecallConfig()
+HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time"))
+HYBRID_RRF = RecallConfig(
+    channels=("dense", "bm25"), weights={"dense": 1.0, "bm25": 1.0}, classify=False, expand_affiliated=False
+)
+DENSE_ONLY = RecallConfig(channels=("dense",), weights={"dense": 1.0}, classify=False, expand_affiliated=False)
+BM25_ONLY = RecallConfig(channels=("bm25",), weights={"bm25": 1.0}, classify=False, expand_affiliated=False)
+
+PRESETS: dict[str, RecallConfig] = {
+    "HYBRID": HYBRID,
+    "HYBRID_NO_GRAPH": HYBRID_NO_GRAPH,
+    "HYBRID_RRF": HYBRID_RRF,
+    "DENSE_ONLY": DENSE_ONLY,
+    "BM25_ONLY": BM25_ONLY,
+}
+
+
+def preset(name: str, **overrides: object) -> RecallConfig:
+    """A named preset (case-insensitive), optionally with some fields changed."""
+    base = PRESETS.get(name.upper())
+    if base is None:
+        raise ConfigError(f"unknown recall preset {name!r}; choose one of {sorted(PRESETS)}")
+    if not overrides:
+        return base
+    return RecallConfig(**{**base.model_dump(), **overrides})

@@ -1,0 +1,161 @@
+"""The in-process BM25 index and its tokenizer."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.errors import InvalidInput
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.tokenize import stem_word, tokenize
+
+WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
+texts = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
+corpora = st.lists(texts, min_size=1, max_size=25)
+
+
+def reference_scores(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> dict[int, float]:
+    """Plain-Python Okapi BM25 with Lucene idf, the definition the index must match."""
+    toks = [tokenize(d) for d in docs]
+    n, avg = len(toks), sum(map(len, toks)) / len(toks) or 1.0
+    scores: dict[int, float] = {}
+    q = tokenize(query)
+    for term in set(q):
+        df = sum(term in t for t in toks)
+        if df == 0:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, t in enumerate(toks):
+            tf = t.count(term)
+            if tf:
+                s = q.count(term) * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(t) / avg))
+                scores[i] = scores.get(i, 0.0) + s
+    return scores
+
+
+def build(docs: list[str]) -> BM25Index:
+    index = BM25Index()
+    index.add_many((f"d{i}", text) for i, text in enumerate(docs))
+    return index
+
+
+@given(corpora, texts)
+def test_scores_match_the_reference_definition(docs, query):
+    got = dict(build(docs).search(query, k=len(docs)))
+    want = {f"d{i}": s for i, s in reference_scores(docs, query).items()}
+    assert got.keys() == want.keys()
+    for doc_id, score in want.items():
+        assert got[doc_id] == pytest.approx(score)
+
+
+@given(corpora, texts, st.integers(1, 30))
+def test_results_are_sorted_deterministic_and_capped(docs, query, k):
+    index = build(docs)
+    hits = index.search(query, k=k)
+    assert len(hits) <= k
+    assert all(a[1] >= b[1] for a, b in zip(hits, hits[1:]))
+    assert hits == index.search(query, k=k)
+
+
+@given(corpora, texts, st.data())
+def test_allowed_is_the_filtered_full_ranking(docs, query, data):
+    index = build(docs)
+    ids = [f"d{i}" for i in range(len(docs))]
+    allowed = data.draw(st.sets(st.sampled_from(ids + ["not-indexed"])))
+    k = data.draw(st.integers(1, 10))
+    full = index.search(query, k=len(docs))
+    want = [hit for hit in full if hit[0] in allowed][:k]
+    assert index.search(query, k=k, allowed=allowed) == want
+    assert index.search(query, k=k, allowed=sorted(allowed)) == want
+
+
+@settings(max_examples=50)
+@given(corpora, texts, st.data())
+def test_removing_a_doc_equals_never_adding_it(docs, query, data):
+    gone = data.draw(st.integers(0, len(docs) - 1))
+    index = build(docs)
+    index.remove(f"d{gone}")
+    fresh = BM25Index()
+    fresh.add_many((f"d{i}", t) for i, t in enumerate(docs) if i != gone)
+    got, want = index.search(query, k=30), fresh.search(query, k=30)
+    assert [h[0] for h in got] == [h[0] for h in want]
+    assert dict(got) == pytest.approx(dict(want))
+    assert f"d{gone}" not in index and len(index) == len(docs) - 1
+
+
+def test_scores_update_as_documents_arrive():
+    index = BM25Index()
+    index.add("a", "we went camping at the lake")
+    first = index.search("lake camping", k=5)
+    index.add("b", "the lake was cold")
+    index.add("c", "a lake, a lake, another lake")
+    hits = dict(index.search("lake camping", k=5))
+    assert set(hits) == {"a", "b", "c"}
+    assert hits["a"] != first[0][1]  # idf and average length moved with the new documents
+    assert max(hits, key=hits.get) == "a"  # the only doc with both terms
+
+
+def test_readding_after_remove_and_errors():
+    index = BM25Index()
+    index.add("a", "old text about dogs")
+    with pytest.raises(InvalidInput, match="already indexed"):
+        index.add("a", "again")
+    index.remove("a")
+    index.add("a", "new text about cats")
+    assert index.search("dogs") == []
+    assert index.search("cats")[0][0] == "a"
+    with pytest.raises(InvalidInput, match="not in the index"):
+        index.remove("zzz")
+    with pytest.raises(InvalidInput, match="k must be"):
+        index.search("cats", k=0)
+    with pytest.raises(InvalidInput, match="k1"):
+        BM25Index(b=2.0)
+
+
+def test_empty_index_and_stopword_query_return_nothing():
+    assert BM25Index().search("anything") == []
+    assert build(["the dog"]).search("the of and") == []
+
+
+def test_large_allowed_scope_over_many_docs():
+    index = BM25Index()
+    index.add_many((f"d{i}", f"note {i % 7} about topic{i % 13}") for i in range(3000))
+    allowed = {f"d{i}" for i in range(0, 3000, 2)}
+    hits = index.search("topic5 note", k=10, allowed=allowed)
+    assert len(hits) == 10 and all(h[0] in allowed for h in hits)
+    assert all(int(h[0][1:]) % 13 == 5 for h in hits)
+    few = [f"d{i}" for i in (5, 18, 31, 44, 7)]  # a small scope is looked up id by id
+    assert index.search("topic5 note", k=10, allowed=few) == [
+        hit for hit in index.search("topic5 note", k=3000) if hit[0] in few
+    ]
+
+
+@pytest.mark.parametrize(
+    ("words", "stem"),
+    [
+        ("paintings painted painting paints", "paint"),
+        ("make making makes", "make"),
+        ("hopping hops", "hop"),
+        ("ponies pony", "poni"),
+        ("agreed agree", "agree"),
+    ],
+)
+def test_light_stemmer_conflates_inflections(words, stem):
+    assert {stem_word(w) for w in words.split()} == {stem}
+
+
+def test_tokenizer_keeps_numbers_and_unicode_and_drops_stopwords():
+    assert tokenize("On 7 May 2023, Caroline's trip to São Paulo!") == [
+        "7", "may", "2023", "caroline", "trip", "são", "paulo",
+    ]
+    assert tokenize("3pm, mp3s and the 1990s") == ["3pm", "mp3s", "1990s"]
+    assert tokenize("") == []
+
+
+@given(st.text(max_size=60))
+def test_tokenize_is_lowercase_and_total(text):
+    for term in tokenize(text):
+        assert term == term.lower() and term and " " not in term

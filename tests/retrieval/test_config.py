@@ -1,0 +1,108 @@
+"""Recall settings: presets, validation, and the weights chosen per query."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem.errors import ConfigError
+from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query
+from graphmem.retrieval.config import (
+    BM25_ONLY,
+    CHANNELS,
+    DENSE_ONLY,
+    HYBRID,
+    HYBRID_NO_GRAPH,
+    HYBRID_RRF,
+    PRESETS,
+    RecallConfig,
+    preset,
+    weights_for,
+)
+
+classes = st.builds(
+    QueryClass,
+    st.sampled_from(list(QueryKind)),
+    st.floats(0.0, 1.0),
+    st.frozensets(st.sampled_from(list(QueryKind)), max_size=3),
+)
+
+
+def test_hybrid_defaults():
+    assert HYBRID.channels == CHANNELS
+    assert (HYBRID.rrf_k, HYBRID.k, HYBRID.depth) == (60, 10, 50)
+    assert HYBRID.expand_affiliated and HYBRID.classify
+
+
+def test_temporal_queries_weigh_time_and_others_do_not():
+    temporal = weights_for(HYBRID, classify_query("When did the shop open?"))
+    factual = weights_for(HYBRID, classify_query("What colour is the shop door?"))
+    assert temporal["time"] > 0 and factual["time"] == 0
+    identity = weights_for(HYBRID, classify_query("Who is the shop owner?"))
+    assert identity["graph"] > factual["graph"]
+
+
+def test_secondary_kind_mixes_in():
+    anchored = QueryClass(QueryKind.FACTUAL, 0.5, frozenset({QueryKind.TEMPORAL}))
+    plain = QueryClass(QueryKind.FACTUAL, 0.5)
+    assert 0 == weights_for(HYBRID, plain)["time"] < weights_for(HYBRID, anchored)["time"]
+
+
+def test_single_channel_presets_ignore_the_class():
+    when = classify_query("When did it rain?")
+    assert weights_for(DENSE_ONLY, when) == {"dense": 1.0}
+    assert weights_for(BM25_ONLY, when) == {"bm25": 1.0}
+    assert weights_for(HYBRID_RRF, when) == {"dense": 1.0, "bm25": 1.0}
+    assert "graph" not in weights_for(HYBRID_NO_GRAPH, when)
+
+
+def test_low_confidence_falls_back_to_base_weights():
+    config = preset("HYBRID", min_confidence=0.9)
+    unsure = QueryClass(QueryKind.TEMPORAL, 0.4)
+    assert weights_for(config, unsure) == config.weights
+    assert weights_for(config, None) == config.weights
+
+
+@given(st.sampled_from(sorted(PRESETS)), classes)
+def test_weights_cover_enabled_channels_and_are_non_negative(name, query_class):
+    config = PRESETS[name]
+    weights = weights_for(config, query_class)
+    assert tuple(weights) == config.channels
+    assert all(w >= 0 for w in weights.values())
+    assert any(w > 0 for w in weights.values())
+
+
+def test_presets_are_frozen():
+    with pytest.raises(Exception, match="frozen"):
+        HYBRID.rrf_k = 5  # type: ignore[misc]
+
+
+def test_preset_lookup_and_overrides():
+    assert preset("dense_only") is DENSE_ONLY
+    tuned = preset("HYBRID", rrf_k=30, channel_depth={"graph": 20})
+    assert tuned.rrf_k == 30 and tuned.depth_for("graph") == 20 and tuned.depth_for("dense") == 50
+    assert HYBRID.rrf_k == 60
+    with pytest.raises(ConfigError, match="unknown recall preset 'nope'"):
+        preset("nope")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"rrf_k": 0}, "rrf_k"),
+        ({"k": -1}, "k"),
+        ({"weights": {"dense": -1.0}}, "weights must be finite and >= 0"),
+        ({"weights": {"dense": float("nan")}}, "weights must be finite"),
+        ({"channels": ()}, "at least one channel"),
+        ({"channels": ("dense", "dense")}, "listed twice"),
+        ({"channels": ("dense", "sparse")}, "channels"),
+        ({"kind_weights": {}}, "no weights for query kinds"),
+        ({"channel_depth": {"bm25": 0}}, "depths must be > 0"),
+        ({"channels": ("time",)}, "has weight 0"),
+        ({"surprise": 1}, "surprise"),
+    ],
+)
+def test_invalid_settings_raise_config_error(fields, message):
+    with pytest.raises(ConfigError, match=message):
+        RecallConfig(**fields)
