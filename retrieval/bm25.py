@@ -12,6 +12,9 @@ id by id; a large one is not converted at all: the matches are walked in score o
 and checked against the set until k are found, so a scope of 50k ids costs about
 k / (its share of the index) lookups. Pass a set (or frozenset) for that case; any other
 collection is copied into one.
+
+A query term repeated in the query counts as often as it appears (as in rank-bm25).
+Not thread-safe: share one index between threads only behind a lock.
 """
 
 from __future__ import annotations

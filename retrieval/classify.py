@@ -71,6 +71,12 @@ _PLURAL_THINGS = (
     r"|kinds|types|names|people|countries|cities|locations|instruments|subjects|changes"
 )
 
+# "What was the weather like?" asks for a description, not a liking.
+_LIKE_CUE = (
+    r"^(?!\W*(what|how)\s+(is|was|are|were|'s)\b.*\blike\W*$)"
+    rf".*\b({_LIKE_VERBS})\b(?!\s+(this|that|a|an|the)\b)"
+)
+
 # (kind, cue name, pattern, weight); patterns run on the lowercased text.
 _CUES: tuple[tuple[QueryKind, str, str, float], ...] = (
     (QueryKind.TEMPORAL, "when-question", r"^\W*when\b", 3.0),
@@ -92,7 +98,7 @@ _CUES: tuple[tuple[QueryKind, str, str, float], ...] = (
     (QueryKind.IDENTITY, "origin", r"\bwhere\s+(is|was|are|were|does|did|do)\s+\w+(\s+\w+)?\s+(from|live|grow\s+up|born|raised)\b", 3.0),
     (QueryKind.IDENTITY, "how-old", r"\bhow\s+old\b", 2.0),
     (QueryKind.IDENTITY, "describe-person", r"\b(describe|personality|character traits?)\b", 1.5),
-    (QueryKind.PREFERENCE, "like-verb", rf"\b({_LIKE_VERBS})\b(?!\s+(this|that|a|an|the)\b)", 2.5),
+    (QueryKind.PREFERENCE, "like-verb", _LIKE_CUE, 2.5),
     (QueryKind.PREFERENCE, "like-verb-object", rf"\b({_LIKE_VERBS})\s+(this|that|a|an|the)\b", 1.5),
     (QueryKind.PREFERENCE, "favourite", r"\bfavou?rites?\b", 3.0),
     (QueryKind.PREFERENCE, "taste", r"\b(fond|fan|keen)\s+of\b|\b(into|passionate about|interested in|interests?|hobby|hobbies|passions?)\b", 2.0),

@@ -3,7 +3,9 @@
 The stemmer is steps 1a-1c of Porter's algorithm (plurals, -ed/-ing, final y), written
 here so that no extra package is needed: "paintings", "painted" and "painting" all become
 "paint", "making" and "make" both "make". Words with a digit are kept whole ("2022",
-"3pm", "mp3"), so dates and counts still match exactly.
+"3pm", "mp3"), so dates and counts still match exactly. Chinese and Japanese script has
+no spaces, so a run of it becomes overlapping character bigrams ("曹操大怒" -> "曹操",
+"操大", "大怒"), the usual unsegmented choice for BM25 over CJK text.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ __all__ = ["STOPWORDS", "stem_word", "tokenize", "tokenize_many"]
 # stray "s"/"t"/"ll" pieces are stopwords.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGIT = re.compile(r"\d")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 STOPWORDS: frozenset[str] = frozenset(
     """
@@ -122,12 +125,30 @@ def stem_word(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """BM25 terms of a text, in order, with repeats (term frequency matters)."""
-    terms = []
+    terms: list[str] = []
     for match in _WORD.finditer(text.lower()):
         word = match.group()
         if word in STOPWORDS:
             continue
-        terms.append(stem_word(word))
+        if _CJK.search(word):
+            terms.extend(_split_cjk(word))
+        else:
+            terms.append(stem_word(word))
+    return terms
+
+
+def _split_cjk(word: str) -> list[str]:
+    """Other text as its own term, each CJK run as character bigrams (one char alone)."""
+    terms: list[str] = []
+    position = 0
+    for run in _CJK.finditer(word):
+        if run.start() > position:
+            terms.append(stem_word(word[position : run.start()]))
+        chars = run.group()
+        terms.extend([chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)])
+        position = run.end()
+    if position < len(word):
+        terms.append(stem_word(word[position:]))
     return terms
 
 

@@ -155,6 +155,14 @@ def test_tokenizer_keeps_numbers_and_unicode_and_drops_stopwords():
     assert tokenize("") == []
 
 
+def test_cjk_runs_become_character_bigrams():
+    assert tokenize("曹操大怒") == ["曹操", "操大", "大怒"]
+    assert tokenize("刘备 in 2022年") == ["刘备", "2022", "年"]
+    index = BM25Index()
+    index.add_many([("a", "曹操大怒，引兵而去"), ("b", "刘备与关羽、张飞结义")])
+    assert index.search("关羽在哪里", k=1)[0][0] == "b"
+
+
 @given(st.text(max_size=60))
 def test_tokenize_is_lowercase_and_total(text):
     for term in tokenize(text):
