@@ -286,7 +286,7 @@ class EmbeddedServer:
 
     def _answering(self) -> bool:
         """True when our server runs and answers; waits while it loads its data."""
-        pid = self.pid
+        pid = self.pid or self._adopt_orphan()
         if pid is None:
             return False
         # a server that was just started by another process may still be loading
@@ -302,6 +302,25 @@ class EmbeddedServer:
                     f"on {self.socket_path}; stop it (kill {pid}) and open the store again"
                 )
             time.sleep(0.1)
+
+    def _adopt_orphan(self) -> int | None:
+        """The pid of a server that answers on our socket though its pid file is gone.
+
+        Starting a second server on the same append-only files would corrupt them, so
+        such a server is adopted: its pid file is written again.
+        """
+        if not self._ping():
+            return None
+        client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=2,
+                             retry=Retry(NoBackoff(), 0))
+        try:
+            pid = int(client.info("server")["process_id"])
+        finally:
+            client.close()
+        if not serves_socket(pid, self.socket_path):
+            return None
+        self.pid_path.write_text(f"{pid}\n")
+        return pid
 
     def _ping(self) -> bool:
         if not self.socket_path.exists():

@@ -122,12 +122,14 @@ class FalkorDBStore(TracerMixin):
                 "to use the embedded store."
             ) from exc
         except redis.ResponseError as exc:
+            self._db.connection.close()
             raise StoreUnavailable(
                 f"the server at {self._where} refused MODULE LIST ({exc}); it is not a "
                 "FalkorDB server we can use. Point GRAPHMEM_URI at a FalkorDB server."
             ) from exc
         version = _graph_module_version(modules)
         if version is None:
+            self._db.connection.close()
             raise StoreUnavailable(
                 f"the server at {self._where} answers but has no FalkorDB module loaded; "
                 "point GRAPHMEM_URI at a FalkorDB server, or load the module there "

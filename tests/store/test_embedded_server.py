@@ -77,7 +77,12 @@ class Client:
 def clients():
     """Client processes of a test, killed after it if still running."""
     started: list[Client] = []
-    yield lambda data_dir: started.append(Client(data_dir)) or started[-1]
+
+    def start(data_dir: Path) -> Client:
+        started.append(Client(data_dir))
+        return started[-1]
+
+    yield start
     for client in started:
         if client.proc.poll() is None:
             client.kill()
@@ -361,3 +366,14 @@ def test_processes_merging_the_same_keys_make_one_node_per_key(tmp_path):
         rows = g.cypher("MATCH (m:Memory {ns: 'race'}) RETURN m.id AS id, m.by AS by")
     assert len(rows) == 150
     assert all(sorted(r["by"]) == ["p", "q"] for r in rows)  # no update lost either
+
+
+def test_a_server_whose_pid_file_was_deleted_is_adopted_not_doubled(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as first:
+        pid = first.store.server.pid
+        (data / "falkordb.pid").unlink()
+        with MemoryGraph.open(data_dir=data) as second:
+            assert second.store.server.pid == pid
+            assert (data / "falkordb.pid").read_text().strip() == str(pid)
+    assert wait_gone(pid)
