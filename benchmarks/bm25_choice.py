@@ -113,7 +113,10 @@ SYSTEMS: dict[str, Callable[[list[tuple[str, str]]], tuple[Searcher, float]]] = 
 
 def measure_locomo(paths: list[Path]) -> dict[str, dict]:
     """recall_all/any@10, latency and add cost per system, pooled over conversations."""
-    results = {name: {"all": 0, "any": 0, "n": 0, "lat": [], "add": [], "rebuild_docs": []} for name in SYSTEMS}
+    results = {
+        name: {"all": 0, "any": 0, "n": 0, "lat": [], "add": [], "rebuild_docs": [], "by_category": {}}
+        for name in SYSTEMS
+    }
     for path in paths:
         turns, questions = load_conversation(path)
         for name, build in SYSTEMS.items():
@@ -125,9 +128,13 @@ def measure_locomo(paths: list[Path]) -> dict[str, dict]:
                 start = time.perf_counter()
                 top = set(search(qa["question"], K))
                 row["lat"].append(time.perf_counter() - start)
-                row["all"] += qa["evidence"] <= top
+                hit_all = qa["evidence"] <= top
+                row["all"] += hit_all
                 row["any"] += bool(qa["evidence"] & top)
                 row["n"] += 1
+                category = row["by_category"].setdefault(qa["category"], [0, 0])
+                category[0] += hit_all
+                category[1] += 1
     return results
 
 
@@ -196,6 +203,16 @@ def report(locomo: dict[str, dict], synthetic: dict[str, dict] | None, n_docs: i
             f"| {name} | {row['all'] / row['n']:.3f} | {row['any'] / row['n']:.3f} | "
             f"{percentile_ms(row['lat'], 50):.2f} | {percentile_ms(row['lat'], 95):.2f} | {add_label} |"
         )
+    categories = sorted(next(iter(locomo.values()))["by_category"])
+    lines += [
+        "",
+        "recall_all@10 by LoCoMo category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)",
+        "| system | " + " | ".join(f"{c} (n={locomo['graphmem']['by_category'][c][1]})" for c in categories) + " |",
+        "|---|" + "---|" * len(categories),
+    ]
+    for name, row in locomo.items():
+        cells = " | ".join(f"{row['by_category'][c][0] / row['by_category'][c][1]:.3f}" for c in categories)
+        lines.append(f"| {name} | {cells} |")
     if synthetic:
         lines += [
             "",
