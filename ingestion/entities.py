@@ -35,10 +35,15 @@ LEADING_WORDS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "
 PRONOUNS = {"i", "me", "my", "mine", "myself", "you", "your", "he", "him", "his", "she", "her",
             "it", "we", "us", "our", "they", "them", "their", "y'all"}
 # Chat abbreviations and interjections that the tagger sometimes calls proper nouns.
-NOT_NAMES = {"lol", "omg", "btw", "tbh", "imo", "idk", "ok", "okay", "haha", "wow", "hey", "hi",
-             "hello", "thanks", "yeah", "yep", "yes", "no", "oh", "ah", "aww", "bye", "dm", "pm", "am"}
+NOT_NAMES = {"lol", "omg", "btw", "tbh", "imo", "idk", "fyi", "ok", "okay", "haha", "wow", "hey", "hi",
+             "hello", "thanks", "thank", "yeah", "yep", "yup", "yes", "no", "nah", "oh", "ah", "aww",
+             "bye", "dm", "pm", "am", "congrats", "congratulations", "glad", "awesome", "cool",
+             "great", "nice", "sure", "sorry", "yay", "hmm", "ugh", "cheers", "welcome", "wanna",
+             "gonna", "gotta", "anyway", "last", "next", "totally", "absolutely", "definitely", "exactly", "agreed"}
 CALENDAR_WORDS = {name.lower() for name in (*calendar.month_name, *calendar.month_abbr,
                                             *calendar.day_name, *calendar.day_abbr) if name}
+CALENDAR_WORDS |= {"tues", "weds", "thur", "thurs", "sept"}
+QUOTED = re.compile(r'["“]([^"“”\n]{2,80}?)[.,!?]?["”]')
 SENTENCE_END = {".", "!", "?", "\n", "…", ":", ";", '"', "“", "(", "-", "—"}
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi(?:'m|'ve|'d|'ll)", re.IGNORECASE)
 
@@ -96,16 +101,48 @@ def check_texts(texts: Sequence[str], speakers: Sequence[str | None] | None) -> 
 
 
 def mentions_in_doc(doc: Doc, known_people: set[str]) -> list[EntityMention]:
-    """Entity mentions of one parsed text: NER entities, then proper-noun fallbacks."""
-    mentions = [mention for ent in doc.ents if ent.label_ in LABEL_TYPES
-                for mention in [mention_from_span(ent, LABEL_TYPES[ent.label_])] if mention]
+    """Entity mentions of one parsed text: quoted titles, NER entities, proper-noun runs."""
+    mentions = quoted_titles(doc.text)
+    in_title = lambda start, end: any(t.start <= start and end <= t.end for t in mentions)  # noqa: E731
+    mentions += [mention for ent in doc.ents if ent.label_ in LABEL_TYPES and not common_opener(ent)
+                 for mention in [mention_from_span(ent, LABEL_TYPES[ent.label_])]
+                 if mention and not in_title(mention.start, mention.end)]
     covered = {index for ent in doc.ents for index in range(ent.start, ent.end)}
+    covered |= {token.i for token in doc if in_title(token.idx, token.idx + len(token.text))}
     for run in proper_noun_runs(doc, covered):
         mention = mention_from_span(run, "unknown")
         if mention:
             mentions.append(mention)
     typed = [type_known_person(mention, known_people) for mention in mentions]
     return sorted(typed, key=lambda mention: mention.start)
+
+
+def common_opener(ent: Span) -> bool:
+    """A lone sentence-opening word the tagger calls common ("Art's great", "Cherish it"):
+    the small model often takes such capitalised openers for names."""
+    return len(ent) == 1 and opens_sentence(ent[0]) and ent[0].tag_ not in ("NNP", "NNPS")
+
+
+def opens_sentence(token) -> bool:
+    """True for the first token of a text or one after sentence-ending punctuation."""
+    if token.i == 0:
+        return True
+    previous = token.doc[token.i - 1]
+    return previous.text in SENTENCE_END or "\n" in previous.text
+
+
+def quoted_titles(text: str) -> list[EntityMention]:
+    """Quoted titles ("Inception", "The Legend of Zelda"): most longer words capitalised."""
+    titles = []
+    for match in QUOTED.finditer(text):
+        title = match.group(1).strip()
+        long_words = [word for word in title.split() if len(word) > 3 or word[:1].isdigit()]
+        capitalised = [word for word in long_words if word[:1].isupper() or word[:1].isdigit()]
+        if (title[:1].isupper() or title[:1].isdigit()) and len(title.split()) <= 8 and long_words \
+                and len(capitalised) == len(long_words) and looks_like_name(title):
+            start = match.start(1) + match.group(1).index(title)
+            titles.append(EntityMention(title, "work", start, start + len(title)))
+    return titles
 
 
 def mention_from_span(span: Span, entity_type: EntityType) -> EntityMention | None:
@@ -123,7 +160,7 @@ def mention_from_span(span: Span, entity_type: EntityType) -> EntityMention | No
     if not tokens:
         return None
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
-    name = span.doc.text[start:end].rstrip("-–—'’")
+    name = span.doc.text[start:end].rstrip("-–—'’\"”")
     if name.endswith(("'s", "’s")):
         name = name[:-2]
     if not looks_like_name(name):
@@ -135,7 +172,8 @@ def is_name_edge(token) -> bool:
     """A token a name may start or end with: capitalised or a number, not a greeting."""
     text = token.text
     return ((text[:1].isupper() or text[:1].isdigit()) and token.lower_ not in LEADING_WORDS
-            and token.lower_ not in NOT_NAMES and token.tag_ != "POS")
+            and token.lower_ not in NOT_NAMES and token.tag_ != "POS"
+            and token.lower_.rstrip(".") not in CALENDAR_WORDS)
 
 
 def looks_like_name(name: str) -> bool:
@@ -157,8 +195,9 @@ def proper_noun_runs(doc: Doc, covered: set[int]) -> Iterator[Span]:
         end = index + 1
         while end < len(doc) and end not in covered and is_name_token(doc[end]):
             end += 1
-        opens_sentence = index == 0 or doc[index - 1].text in SENTENCE_END or "\n" in doc[index - 1].text
-        if end - index > 1 or not opens_sentence:
+        if end < len(doc) and doc[end].text.isdigit() and doc[end].ent_type_ in ("", "CARDINAL"):
+            end += 1  # "FIFA 23", "Windows 11"
+        if end - index > 1 or not opens_sentence(token):
             yield doc[index:end]
         index = end
 
