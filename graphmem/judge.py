@@ -1,0 +1,321 @@
+"""Judge whether two memory texts say the same thing.
+
+The write path calls ``judge_equivalence`` for each (new atom, candidate
+memory) pair with their cosine similarity. Texts are compared *after*
+perspective normalisation (``atomise`` turns "I said" by Hamlet into "Hamlet
+said"), so two witnesses' accounts of one speech read alike.
+
+Rules, in order (the first that applies decides):
+
+1. ``context``   deposits far apart in time or at different places  -> different
+2. similarity below ``contradiction_floor``                          -> different
+3. ``quote``     both report speech, the quoted words differ         -> different
+   ``speaker``   same words, attributed to different speakers        -> different
+   (two utterances, both true: not a conflict)
+4. ``names`` ``numbers`` ``dates`` ``negation`` disagree             -> contradiction
+   (both kept and linked by the write path)
+5. similarity at or above ``threshold``                              -> equivalent
+6. otherwise                                                         -> different
+
+When both texts quote the same words by the same speaker, the ``names`` guard
+looks only inside the quotes: the narration may name different listeners
+("Hamlet said to Horatio" / "Hamlet said"), which is the same speech.
+
+Compare a new atom with a memory's deposited ``variants``, not with its
+canonical text: the canonical text may end in an "(also: ...)" clause naming
+parties that no single wording names, which the ``names`` guard would count
+against the atom.
+
+``LLMJudge`` asks a chat model instead and keeps a veto: a merge it approves
+is refused when the ``names``, ``speaker`` or ``context`` guard fails, because
+merging would fold one named party into another.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from graphmem.atomise import outside_quotes, quoted_spans
+from graphmem.canonical import capitalised_names
+from graphmem.errors import InvalidInput
+from graphmem.llm import LLMOutputInvalid, RetryPolicy, invoke_json
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_CONTRADICTION_FLOOR", "DEFAULT_THRESHOLD", "DepositContext", "LLMJudge",
+           "Verdict", "check_guards", "judge_equivalence", "speaker_of"]
+
+DEFAULT_THRESHOLD = 0.80
+"""Cosine similarity (all-MiniLM-L6-v2) from which guarded texts merge; see benchmarks/judge_calibration.py."""
+DEFAULT_CONTRADICTION_FLOOR = 0.75
+"""Below this similarity a failed guard is just a different memory, not a contradiction."""
+QUOTE_MATCH_RATIO = 0.9
+"""difflib ratio two normalised quotations need to count as the same words."""
+DEFAULT_MAX_TIME_GAP = 60.0
+"""Seconds two deposits may lie apart and still be the same event."""
+
+Kind = Literal["equivalent", "contradiction", "different"]
+CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
+VETO_GUARDS = frozenset({"names", "speaker", "context"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's answer: what to do with the pair, why, and which guards failed."""
+
+    kind: Kind
+    reason: str
+    failed_guards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DepositContext:
+    """When and where a memory was deposited; ``at`` is a datetime or epoch seconds."""
+
+    at: datetime | float | None = None
+    place: str | None = None
+
+
+# Features ---------------------------------------------------------------------
+
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                      "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+                      "million": 10**6, "billion": 10**9, "dozen": 12, "half": 0.5})
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+_DATE_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    monday tuesday wednesday thursday friday saturday sunday
+    yesterday today tomorrow tonight morning afternoon evening midnight noon
+    am pm a.m p.m o'clock o’clock""".split()
+)
+_NEGATIONS = frozenset("not no never nor none nobody nothing neither nowhere cannot".split())
+
+
+def _numbers(text: str) -> list[float]:
+    values = [float(n.replace(",", "")) for n in _NUMBER.findall(text)
+              if n.replace(",", "").replace(".", "", 1).isdigit()]
+    words = (re.split(r"['’]", w)[0] for w in _WORD.findall(text.lower()))  # "one's" -> "one"
+    values += [float(_NUMBER_WORDS[w]) for w in words if w in _NUMBER_WORDS]
+    return sorted(values)
+
+
+def _date_words(text: str) -> set[str]:
+    low = text.lower()
+    words = {w for w in re.findall(r"[a-z]+(?:\.[a-z])?|o['’]clock", low) if w in _DATE_WORDS}
+    words |= set(re.findall(r"\b\d{1,2}:\d{2}\b", low))
+    return words
+
+
+def _negations(text: str) -> int:
+    words = _WORD.findall(text.lower())
+    return sum(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in words)
+
+
+def _normalise_words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower().replace("’", "'")).split())
+
+
+def _without_negation(text: str) -> str:
+    return " ".join(w for w in _normalise_words(text).split()
+                    if w not in _NEGATIONS and not w.endswith("n't"))
+
+
+def _quotes(text: str) -> str:
+    return " ".join(text[s:e] for s, e in quoted_spans(text))
+
+
+_SPEECH_VERBS = frozenset(
+    """said say says saying told tell tells asked ask asks replied replies answered answers
+    cried cries shouted whispered called exclaimed declared added continued remarked muttered
+    spoke speaks speak wrote writes""".split()
+)
+
+
+def speaker_of(text: str) -> str | None:
+    """The name a report of speech attributes it to: the nearest name before a
+    speech verb in the narration, else the first name after it, else the first name."""
+    narration = outside_quotes(text)
+    words = narration.split()
+    verb_at = next((i for i, w in enumerate(words) if w.strip(",.:;").lower() in _SPEECH_VERBS), None)
+    if verb_at is None:
+        names = capitalised_names(narration, bridge=False)
+        return names[0] if names else None
+    before = capitalised_names(" ".join(words[:verb_at]), bridge=False)
+    if before:
+        return before[-1]
+    after = capitalised_names(" ".join(words[verb_at + 1:]), bridge=False)
+    return after[0] if after else None
+
+
+def _names_disagree(a: str, b: str) -> bool:
+    """A name in one text that the other never mentions, in any case."""
+    words_a, words_b = set(_normalise_words(a).split()), set(_normalise_words(b).split())
+    for names, other in ((capitalised_names(a), words_b), (capitalised_names(b), words_a)):
+        for name in names:
+            if name.lower() in _DATE_WORDS:  # "Monday" is the dates guard's business
+                continue
+            if not set(_normalise_words(name).split()) <= other:
+                return True
+    return False
+
+
+def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_gap: float) -> str | None:
+    if a is None or b is None:
+        return None
+    if a.at is not None and b.at is not None:
+        if isinstance(a.at, datetime) != isinstance(b.at, datetime):
+            raise InvalidInput("DepositContext.at must be datetimes on both sides or epoch seconds on both")
+        gap = abs((a.at - b.at).total_seconds()) if isinstance(a.at, datetime) else abs(a.at - b.at)
+        if gap > max_gap:
+            return f"deposited {gap:.0f} s apart (more than {max_gap:.0f} s)"
+    if a.place and b.place and a.place.strip().casefold() != b.place.strip().casefold():
+        return f"deposited at different places ({a.place!r} / {b.place!r})"
+    return None
+
+
+def check_guards(a: str, b: str) -> tuple[str, ...]:
+    """Names of the guards on which two texts disagree (empty: all agree)."""
+    failed: list[str] = []
+    quote_a, quote_b = _quotes(a), _quotes(b)
+    same_speech = False
+    if quote_a and quote_b:
+        # negation is its own guard: "I will go" / "I will not go" is one speech remembered two ways
+        ratio = difflib.SequenceMatcher(None, _without_negation(quote_a), _without_negation(quote_b)).ratio()
+        if ratio < QUOTE_MATCH_RATIO:
+            failed.append("quote")
+        speaker_a, speaker_b = speaker_of(a), speaker_of(b)
+        if speaker_a and speaker_b and speaker_a.casefold() != speaker_b.casefold():
+            failed.append("speaker")
+        same_speech = not failed and bool(speaker_a and speaker_b)
+    name_a, name_b = (quote_a, quote_b) if same_speech else (a, b)
+    if _names_disagree(name_a, name_b):
+        failed.append("names")
+    if _numbers(a) != _numbers(b):
+        failed.append("numbers")
+    if _date_words(a) != _date_words(b):
+        failed.append("dates")
+    if _negations(a) != _negations(b):
+        failed.append("negation")
+    return tuple(failed)
+
+
+# The judges ---------------------------------------------------------------------
+
+def _check_similarity(similarity: float) -> float:
+    try:
+        value = float(similarity)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"similarity must be a number, got {similarity!r}") from None
+    if not -1.0001 <= value <= 1.0001:
+        raise InvalidInput(f"similarity must be a cosine in [-1, 1], got {value}")
+    return value
+
+
+def judge_equivalence(
+    a: str, b: str, similarity: float, *,
+    threshold: float = DEFAULT_THRESHOLD,
+    contradiction_floor: float = DEFAULT_CONTRADICTION_FLOOR,
+    context_a: DepositContext | None = None,
+    context_b: DepositContext | None = None,
+    max_time_gap: float = DEFAULT_MAX_TIME_GAP,
+) -> Verdict:
+    """Decide whether memory texts ``a`` and ``b`` (cosine ``similarity``) are one memory.
+
+    See the module docstring for the rules. ``context_a``/``context_b`` carry
+    deposit time and place: repeated short lines ("My lord.") said at
+    different times read identically, and only the context tells them apart.
+    """
+    similarity = _check_similarity(similarity)
+    if contradiction_floor > threshold:
+        raise InvalidInput(f"contradiction_floor ({contradiction_floor}) must not exceed threshold ({threshold})")
+    context = _context_disagrees(context_a, context_b, max_time_gap)
+    if context:
+        return Verdict("different", context, ("context",))
+    if similarity < contradiction_floor:
+        return Verdict("different", f"similarity {similarity:.3f} below {contradiction_floor:.2f}")
+    failed = check_guards(a, b)
+    if "quote" in failed or "speaker" in failed:
+        return Verdict("different", "different utterances: " + ", ".join(failed) + " differ", failed)
+    if failed:
+        return Verdict("contradiction", f"similar ({similarity:.3f}) but {', '.join(failed)} disagree", failed)
+    if similarity >= threshold:
+        return Verdict("equivalent", f"similarity {similarity:.3f} >= {threshold:.2f}, all guards agree")
+    return Verdict("different", f"similarity {similarity:.3f} below {threshold:.2f}")
+
+
+JUDGE_PROMPT = """Do these two memory statements describe the same fact or event?
+A: {a}
+B: {b}
+"equivalent": true only if they say the same thing about the same people, places, numbers and times.
+"contradiction": true if they are about the same thing but cannot both be true.
+Answer with one JSON object and nothing else:
+{{"equivalent": true or false, "contradiction": true or false, "reason": "one sentence"}}"""
+
+
+def parse_llm_verdict(value: Any) -> Verdict:
+    """Validate ``{"equivalent": bool, "contradiction": bool, "reason": str}`` into a Verdict."""
+    if not isinstance(value, dict):
+        raise LLMOutputInvalid(f"expected a JSON object, got {type(value).__name__}")
+    equivalent, contradiction = value.get("equivalent"), value.get("contradiction")
+    reason = value.get("reason", "")
+    if not isinstance(equivalent, bool) or not isinstance(contradiction, bool):
+        raise LLMOutputInvalid(f'"equivalent" and "contradiction" must be true/false, got {value!r}')
+    if equivalent and contradiction:
+        raise LLMOutputInvalid("a pair cannot be both equivalent and a contradiction")
+    if not isinstance(reason, str):
+        raise LLMOutputInvalid(f'"reason" must be a string, got {reason!r}')
+    kind: Kind = "equivalent" if equivalent else "contradiction" if contradiction else "different"
+    return Verdict(kind, reason.strip() or "no reason given")
+
+
+class LLMJudge:
+    """Judge equivalence with a langchain-core chat model; same call as ``judge_equivalence``.
+
+    Pairs below ``min_similarity`` are ``different`` without a model call. An
+    approved merge is vetoed (returned ``different``) when the ``names``,
+    ``speaker`` or ``context`` guard fails. Unusable output after the retries
+    falls back to ``judge_equivalence`` and is recorded in ``self.fallbacks``;
+    a model that never answers raises ``LLMCallFailed``.
+    """
+
+    def __init__(self, chat_model: Any, *, retry: RetryPolicy | None = None,
+                 min_similarity: float = DEFAULT_CONTRADICTION_FLOOR) -> None:
+        self.chat_model = chat_model
+        self.retry = retry or RetryPolicy()
+        self.min_similarity = min_similarity
+        self.fallbacks: list[dict[str, str]] = []
+
+    def __call__(self, a: str, b: str, similarity: float, *,
+                 context_a: DepositContext | None = None, context_b: DepositContext | None = None,
+                 max_time_gap: float = DEFAULT_MAX_TIME_GAP, **deterministic: Any) -> Verdict:
+        similarity = _check_similarity(similarity)
+        if similarity < self.min_similarity:
+            return Verdict("different", f"similarity {similarity:.3f} below {self.min_similarity:.2f}; model not asked")
+        try:
+            verdict = invoke_json(self.chat_model, JUDGE_PROMPT.format(a=a, b=b),
+                                  parse=parse_llm_verdict, retry=self.retry)
+        except LLMOutputInvalid as exc:
+            log.warning("LLM judge output unusable, using the deterministic judge: %s", exc)
+            self.fallbacks.append({"a": a, "b": b, "reason": str(exc)})
+            return judge_equivalence(a, b, similarity, context_a=context_a, context_b=context_b,
+                                     max_time_gap=max_time_gap, **deterministic)
+        if verdict.kind != "equivalent":
+            return verdict
+        failed = set(check_guards(a, b))
+        if _context_disagrees(context_a, context_b, max_time_gap):
+            failed.add("context")
+        veto = tuple(sorted(failed & VETO_GUARDS))
+        if veto:
+            return Verdict("different", f"model said equivalent ({verdict.reason}) but vetoed: "
+                           f"{', '.join(veto)} disagree, a merge would fold one named party into another", veto)
+        return verdict
