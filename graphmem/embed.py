@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Sequence
 
@@ -21,11 +22,15 @@ DIMENSION = 384
 class Embedder:
     """Turns texts into unit vectors with a sentence-transformers model."""
 
-    def __init__(self, model_path: str | None = None, *, batch_size: int = 64) -> None:
+    def __init__(self, model_path: str | None = None, *, batch_size: int = 64,
+                 cache_size: int = 20_000) -> None:
         self._model_path = model_path
         self._batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        # Witnesses of one event deposit the same words; embedding them once is enough.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
 
     @property
     def dimension(self) -> int:
@@ -54,11 +59,20 @@ class Embedder:
         """Embed ``texts``; returns an (n, 384) float32 array of unit vectors."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        model = self._load()
-        vectors = model.encode(list(texts), batch_size=self._batch_size,
-                               normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+        missing_texts = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing_texts:
+            model = self._load()
+            vectors = model.encode(missing_texts, batch_size=self._batch_size,
+                                   normalize_embeddings=True, convert_to_numpy=True,
+                                   show_progress_bar=False)
+            for text, vector in zip(missing_texts, np.asarray(vectors, dtype=np.float32)):
+                self._cache[text] = vector
+        out = np.stack([self._cache[t] for t in texts])
+        for text in texts:
+            self._cache.move_to_end(text)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return out
 
     def embed_one(self, text: str) -> np.ndarray:
         """Embed one text; returns a (384,) unit vector."""

@@ -1,7 +1,8 @@
 """Typed settings, read from arguments first and the environment second.
 
 Environment: GRAPHMEM_URI, GRAPHMEM_DATA, GRAPHMEM_USER, GRAPHMEM_PASSWORD,
-GRAPHMEM_GRAPH, GRAPHMEM_FSYNC, GRAPHMEM_REDIS_SERVER, GRAPHMEM_FALKORDB_MODULE.
+GRAPHMEM_GRAPH, GRAPHMEM_FSYNC, GRAPHMEM_REDIS_SERVER, GRAPHMEM_FALKORDB_MODULE,
+GRAPHMEM_LOCK_TIMEOUT.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class StoreSettings(BaseModel):
     redis_server: Path | None = None
     falkordb_module: Path | None = None
     start_timeout_s: float = Field(default=20.0, gt=0)
+    lock_timeout_s: float = Field(default=60.0, gt=0)
 
     @classmethod
     def from_env(cls, **overrides: object) -> "StoreSettings":
@@ -46,6 +48,7 @@ class StoreSettings(BaseModel):
             "fsync": env.get("GRAPHMEM_FSYNC") or "always",
             "redis_server": env.get("GRAPHMEM_REDIS_SERVER") or None,
             "falkordb_module": env.get("GRAPHMEM_FALKORDB_MODULE") or None,
+            "lock_timeout_s": env.get("GRAPHMEM_LOCK_TIMEOUT") or 60.0,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -27,7 +27,8 @@ def open_store(settings: StoreSettings) -> Store:
     server = EmbeddedServer(target.path or settings.data_dir, fsync=settings.fsync,
                             redis_server=settings.redis_server,
                             module=settings.falkordb_module,
-                            start_timeout_s=settings.start_timeout_s)
+                            start_timeout_s=settings.start_timeout_s,
+                            lock_timeout_s=settings.lock_timeout_s)
     socket = server.acquire()
     try:
         return FalkorDBStore(graph=settings.graph, socket_path=str(socket), server=server,

@@ -48,7 +48,10 @@ class Store(Protocol):
         """Run one statement that may write; it applies whole or not at all."""
 
     def transaction(self, statements: Sequence[Statement]) -> list[list[Row]]:
-        """Run statements in order as one unit; a failure leaves the store unchanged."""
+        """Run statements in order as one unit. A crash applies all or none; when
+        ``capabilities.multi_statement_rollback`` is False (FalkorDB), a failing statement
+        does not undo the others, and the error says so. graphmem's own writes are
+        single statements."""
 
     def ensure_schema(self) -> list[str]:
         """Apply the schema steps not yet recorded; return the names applied now."""

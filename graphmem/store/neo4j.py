@@ -125,7 +125,7 @@ class Neo4jStore(TracerMixin):
     def __init__(self, target: Target, user: str | None = None, password: str | None = None,
                  *, connection_timeout_s: float = 10.0, max_retry_s: float = 30.0) -> None:
         if target.backend != "neo4j":
-            raise ConfigError(f"{target.uri!r} is not a Neo4j URI (neo4j:// or bolt://)")
+            raise ConfigError(f"{target.display!r} is not a Neo4j URI (neo4j:// or bolt://)")
         self._init_tracers()
         self._where = driver_uri(target)
         self._database = target.database
