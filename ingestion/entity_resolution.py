@@ -16,6 +16,7 @@ stores to re-point MENTIONS edges.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -101,6 +102,9 @@ class EntityResolver:
     min_prefix: int = 3
     _entities: dict[str, Entity] = field(default_factory=dict, repr=False)
     _by_key: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _first_words: list[str] = field(default_factory=list, repr=False)
+    _by_first_word: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _by_initials: dict[str, set[str]] = field(default_factory=dict, repr=False)
     merges: list[Merge] = field(default_factory=list)
 
     @classmethod
@@ -158,8 +162,7 @@ class EntityResolver:
         """Short-name entities that now match exactly one longer one by the alias rules."""
         suggestions = []
         for entity in self.entities():
-            others = [other for other in self.entities() if other.id != entity.id]
-            match = self._unique_longer(name_key(entity.name), entity.type, others)
+            match = self._unique_longer(name_key(entity.name), entity.type, exclude=entity.id)
             if match:
                 suggestions.append(Merge(entity.id, match[0], match[1]))
         return suggestions
@@ -193,21 +196,37 @@ class EntityResolver:
 
     def _match_longer(self, key: str, entity_type: str) -> str | None:
         """The one longer-named entity that a short name stands for, if exactly one."""
-        match = self._unique_longer(key, entity_type, self.entities())
+        match = self._unique_longer(key, entity_type)
         return match[0] if match else None
 
-    def _unique_longer(self, key: str, entity_type: str, candidates: list[Entity]) -> tuple[str, str] | None:
-        """(entity id, rule) of the single candidate ``key`` abbreviates, else None."""
+    def _unique_longer(self, key: str, entity_type: str, exclude: str | None = None) -> tuple[str, str] | None:
+        """(entity id, rule) of the single live entity ``key`` abbreviates, else None."""
         found: dict[str, str] = {}
-        for entity in candidates:
-            if not compatible(entity.type, entity_type):
+        for entity_id in self._abbreviation_candidates(key):
+            entity = self._entities[entity_id]
+            if entity_id == exclude or entity.merged_into or not compatible(entity.type, entity_type):
                 continue
             for alias in (entity.name, *entity.aliases):
                 rule = abbreviation_rule(key, name_key(alias), entity.type, entity_type,
                                          self.nicknames, self.min_prefix)
                 if rule:
-                    found.setdefault(entity.id, rule)
+                    found.setdefault(entity_id, rule)
         return next(iter(found.items())) if len(found) == 1 else None
+
+    def _abbreviation_candidates(self, key: str) -> set[str]:
+        """Entities whose first word starts with ``key``, is a formal name of it, or whose
+        initials spell it: the only ones the abbreviation rules can match (an index, so
+        resolution stays fast in a namespace with many entities)."""
+        if " " in key:
+            return set()
+        candidates = set(self._by_initials.get(key, ()))
+        position = bisect.bisect_left(self._first_words, key)
+        while position < len(self._first_words) and self._first_words[position].startswith(key):
+            candidates |= self._by_first_word[self._first_words[position]]
+            position += 1
+        for formal in self.nicknames.get(key, ()):
+            candidates |= self._by_first_word.get(formal, set())
+        return {self.canonical(entity_id) for entity_id in candidates}
 
     def _create(self, name: str, key: str, entity_type: str) -> str:
         """A new entity for a name no rule matched."""
@@ -229,10 +248,16 @@ class EntityResolver:
         self._index(key, entity_id)
 
     def _index(self, key: str, entity_id: str) -> None:
-        """Record that ``key`` names ``entity_id``."""
+        """Record that ``key`` names ``entity_id``, by whole key, first word and initials."""
         ids = self._by_key.setdefault(key, [])
         if entity_id not in ids:
             ids.append(entity_id)
+        first = key.split()[0]
+        if first not in self._by_first_word:
+            bisect.insort(self._first_words, first)
+        self._by_first_word.setdefault(first, set()).add(entity_id)
+        if " " in key:
+            self._by_initials.setdefault(initials(key), set()).add(entity_id)
 
 
 def abbreviation_rule(short: str, long: str, long_type: str, short_type: str,

@@ -135,7 +135,8 @@ def resolve_day_word(match: re.Match, reference: datetime, future: bool, express
 
 def resolve_weekday(match: re.Match, reference: datetime, future: bool, expression: str) -> TimeSpan:
     """"last Saturday" (the Saturday before the reference), "next Friday", "this Monday"."""
-    target = WEEKDAYS.index(match.group("day").lower())
+    target = next(index for index, name in enumerate(WEEKDAYS)
+                  if name.startswith(match.group("day").lower()[:3]))
     rel = (match.group("rel") or "").lower()
     current = reference.weekday()
     if rel == "this":
@@ -326,6 +327,8 @@ RULES: list[Rule] = [
                  r"tonight|tomorrow|last night|this (?:morning|afternoon|evening)|the other day)",
                  resolve_day_word),
     compile_rule("weekday", r"(?:" + REL + r"\s+)?(?P<day>" + "|".join(WEEKDAYS) + ")", resolve_weekday),
+    compile_rule("weekday_short", REL + r"\s+(?P<day>mon|tues?|wed|weds|thu|thurs?|fri|sat|sun)\.?(?!\w)",
+                 resolve_weekday),
     compile_rule("weekend", r"(?:" + REL + r"|(?:over|on|at|during)?\s*the)\s+weekend", resolve_weekend),
     compile_rule("unit", r"(?:(?:later|earlier)\s+)?" + REL + r"\s+(?P<unit>week|month|year|decade)",
                  resolve_unit_relative),

@@ -35,7 +35,8 @@ FINER = {"decade": "year", "year": "month", "season": "month", "month": "day", "
 def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
     """Every time expression in ``text``, resolved against ``reference``, in text order."""
     text, reference = check_inputs(text, reference)
-    found = match_expressions(text.replace("’", "'"), reference)
+    found = [(start, end, span.with_expression(text[start:end]))
+             for start, end, span in match_expressions(text.replace("’", "'"), reference)]
     found = [apply_modifiers(text, start, end, span, reference) for start, end, span in found]
     return join_ranges(text, found)
 

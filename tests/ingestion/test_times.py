@@ -60,6 +60,7 @@ LABELLED = [
     ("The meeting was on 2023-04-30.", THU, d(2023, 4, 30), d(2023, 5, 1), "day"),
     ("We went to Paris in the fall.", THU, d(2022, 9, 1), d(2022, 12, 1), "season"),
     ("I read a book the other day.", THU, d(2023, 5, 18), d(2023, 5, 25), "week"),
+    ("We met with the activist group last Tues.", THU, d(2023, 5, 23), d(2023, 5, 24), "day"),
 ]
 
 
@@ -123,6 +124,23 @@ def test_ago_spans_lie_before_the_reference_and_are_well_formed(reference, amoun
     span = normalise_time(f"It happened {amount} {unit}s ago.", reference)
     assert span.start < span.end <= reference.replace(hour=0, minute=0, second=0, microsecond=0)
     assert span.granularity == unit
+
+
+TIME_WORDS = ["last", "next", "this", "the", "in", "on", "since", "between", "and", "from", "to",
+              "ago", "a", "few", "two", "31", "29th", "of", "early", "late", "mid-", "week", "weekend",
+              "month", "year", "summer", "winter", "fall", "Christmas", "Easter", "May", "February",
+              "Friday", "Tues", "2016", "1999", "the 90s", "yesterday", "tomorrow", "will", "past",
+              "coming", "days", "years", "about", "2023-02-30", "5/8/2023", "30", "the day before"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TIME_WORDS), min_size=1, max_size=8),
+       st.datetimes(min_value=datetime(1950, 1, 1), max_value=datetime(2090, 12, 31)))
+def test_any_mix_of_time_words_gives_well_formed_spans(words, reference):
+    text = " ".join(words)
+    for span in find_time_spans(text, reference):
+        assert span.start <= span.end
+        assert span.expression and span.expression in text
 
 
 @pytest.mark.parametrize(("value", "expected"), [
