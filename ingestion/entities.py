@@ -39,13 +39,14 @@ NOT_NAMES = {"lol", "omg", "btw", "tbh", "imo", "idk", "fyi", "ok", "okay", "hah
              "hello", "thanks", "thank", "yeah", "yep", "yup", "yes", "no", "nah", "oh", "ah", "aww",
              "bye", "dm", "pm", "am", "congrats", "congratulations", "glad", "awesome", "cool",
              "great", "nice", "sure", "sorry", "yay", "hmm", "ugh", "cheers", "welcome", "wanna",
-             "gonna", "gotta", "anyway", "last", "next", "totally", "absolutely", "definitely", "exactly", "agreed"}
+             "gonna", "gotta", "anyway", "last", "next", "totally", "absolutely", "definitely",
+             "exactly", "agreed"}
 CALENDAR_WORDS = {name.lower() for name in (*calendar.month_name, *calendar.month_abbr,
                                             *calendar.day_name, *calendar.day_abbr) if name}
 CALENDAR_WORDS |= {"tues", "weds", "thur", "thurs", "sept"}
 QUOTED = re.compile(r'["“]([^"“”\n]{2,80}?)[.,!?]?["”]')
 SENTENCE_END = {".", "!", "?", "\n", "…", ":", ";", '"', "“", "(", "-", "—"}
-FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi(?:'m|'ve|'d|'ll)", re.IGNORECASE)
+FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ def extract_entities(text: str, *, speaker: str | None = None,
     """The named entities of ``text`` in text order (no pronouns).
 
     ``speaker`` and ``known_people`` are names the caller knows to be people (the
-    conversation's participants): an untyped mention of one of them is typed ``person``.
+    conversation's participants): a mention of one of them is typed ``person`` whatever
+    the model said, and an untyped one that is a prefix of one ("Mel") is too.
     """
     return extract_entities_batch([text], speakers=[speaker], known_people=known_people)[0]
 
@@ -149,9 +151,11 @@ def mention_from_span(span: Span, entity_type: EntityType) -> EntityMention | No
     """A mention from a span, trimmed to its capitalised core: no "the"/"my", greeting,
     possessive "'s", punctuation, or words before a comma ("ya, Melanie" -> "Melanie")."""
     tokens = list(span)
-    commas = [index for index, token in enumerate(tokens) if token.text == ","]
-    if commas:
-        tokens = tokens[commas[-1] + 1:]
+    while "," in [token.text for token in tokens]:
+        comma = [token.text for token in tokens].index(",")
+        if any(is_name_edge(token) for token in tokens[:comma]):
+            break  # "Paris, France" stays whole
+        tokens = tokens[comma + 1:]
     while tokens and not is_name_edge(tokens[0]) and not (
             entity_type == "work" and tokens[0].lower_ == "the" and len(tokens) > 1):
         tokens.pop(0)  # a title keeps its "The": "The Alchemist"
