@@ -44,6 +44,7 @@ def open_graph(ctx: click.Context, **options):
 
 def main() -> None:
     """Console entry point."""
-    from graphmem.cli import memory_commands, store_commands  # noqa: F401  (registers commands)
+    from graphmem.cli import (  # noqa: F401  (registers commands)
+        memory_commands, replay_commands, store_commands)
 
     cli(prog_name="graphmem")

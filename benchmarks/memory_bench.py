@@ -1,0 +1,129 @@
+"""Write/read benchmark: remember and recall latency at 10,000 and 100,000 memories.
+
+    python benchmarks/memory_bench.py --sizes 10000,100000 [--ops 200] [--json]
+
+The store is filled by a bulk load of generated statements with real embeddings (a
+fill through ``remember`` would take hours at 100k); then ``remember`` (embedding
+included, the deterministic judge, no LLM) and ``recall`` are timed on new statements,
+half of them re-wordings of stored ones so that merges happen. Baselines measured in the
+same run: embedding one sentence alone, and a ``RETURN 1`` round trip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from graphmem import MemoryGraph
+
+NAMES = ["Ana", "Ben", "Chloe", "Dmitri", "Esra", "Farid", "Greta", "Hugo", "Ines", "Jonas",
+         "Kemal", "Lena", "Mateo", "Nadia", "Oskar", "Priya", "Quinn", "Rosa", "Sami", "Tove"]
+PLACES = ["the harbour", "the library", "the old mill", "the market", "the station",
+          "the clinic", "the bakery", "the school", "the river bank", "the town hall"]
+THINGS = ["a blue bicycle", "three letters", "the spare key", "a broken radio", "the ledger",
+          "a box of apples", "the night train ticket", "a silver watch", "the map", "a kite"]
+VERBS = ["found", "lost", "repaired", "sold", "hid", "borrowed", "painted", "returned",
+         "photographed", "described"]
+AGENTS = [f"agent-{i:02d}" for i in range(20)]
+
+
+def statement(rng: random.Random) -> str:
+    return (f"{rng.choice(NAMES)} {rng.choice(VERBS)} {rng.choice(THINGS)} at "
+            f"{rng.choice(PLACES)} on day {rng.randint(1, 3000)}.")
+
+
+def reword(text: str) -> str:
+    """'X found Y at Z on day N.' -> 'On day N, X found Y at Z.' (same facts)."""
+    head, _, day = text.rstrip(".").rpartition(" on ")
+    return f"On {day}, {head}." if head else text
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000) -> float:
+    started = time.perf_counter()
+    for agent in AGENTS:
+        g.register_agent(agent, kind="ai", ns=ns)
+    for lo in range(0, n, batch):
+        texts = [statement(rng) for _ in range(min(batch, n - lo))]
+        vectors = g.embedder.embed(texts)
+        rows = [{"id": f"bulk-{lo + i}", "text": t, "t": 1_600_000_000_000 + lo + i,
+                 "owners": rng.sample(AGENTS, rng.randint(1, 3)),
+                 "embedding": [float(x) for x in v]} for i, (t, v) in enumerate(zip(texts, vectors))]
+        g.query("bulk/load_memories", {"ns": ns, "seq": 1, "rows": rows}, write=True)
+    g.query("bulk/set_version", {"ns": ns, "version": 1}, write=True)
+    return time.perf_counter() - started
+
+
+def measure(size: int, ops: int, data_dir: Path, seed: int) -> dict:
+    rng = random.Random(seed)
+    ns = f"bench-{size}"
+    with MemoryGraph.open(data_dir=data_dir) as g:
+        g.embedder.embed(["warm up"])
+        fill_s = fill(g, ns, size, rng)
+        t = time.perf_counter()
+        g.views.synced(ns)
+        sync_s = time.perf_counter() - t
+        stored = [r["text"] for r in g.cypher(
+            "MATCH (m:Memory {ns: $ns}) RETURN m.text AS text LIMIT 500", {"ns": ns})]
+        embed_ms, ping_ms, remember_ms, recall_ms = [], [], [], []
+        merged = 0
+        for i in range(ops):
+            fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
+            t = time.perf_counter()
+            g.embedder.embed([f"baseline sentence {i} {fresh}"])
+            embed_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            g.cypher("RETURN 1 AS one")
+            ping_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            result = g.remember(rng.choice(AGENTS), fresh, witnesses=rng.sample(AGENTS, 0), ns=ns)
+            remember_ms.append((time.perf_counter() - t) * 1000)
+            merged += sum(a.action == "merged" for a in result.atoms)
+            query = f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?"
+            t = time.perf_counter()
+            g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
+            recall_ms.append((time.perf_counter() - t) * 1000)
+    summary = {name: {"p50": round(percentile(v, 0.5), 2), "p95": round(percentile(v, 0.95), 2)}
+               for name, v in (("remember", remember_ms), ("recall", recall_ms),
+                               ("embed_one (baseline)", embed_ms), ("RETURN 1 (baseline)", ping_ms))}
+    return {"memories": size, "ops": ops, "merged": merged, "fill_s": round(fill_s, 1),
+            "view_sync_s": round(sync_s, 2), "latency_ms": summary,
+            "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
+                                                 summary["embed_one (baseline)"]["p95"], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--ops", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
+            results.append(measure(size, args.ops, Path(tmp) / "data", args.seed))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print("| memories | op | p50 ms | p95 ms |\n|---:|---|---:|---:|")
+    for r in results:
+        for op, lat in r["latency_ms"].items():
+            print(f"| {r['memories']:,} | {op} | {lat['p50']} | {lat['p95']} |")
+    for r in results:
+        print(f"\n{r['memories']:,} memories: fill {r['fill_s']} s, first view sync "
+              f"{r['view_sync_s']} s, {r['merged']} of {r['ops']} deposits merged, "
+              f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}")
+
+
+if __name__ == "__main__":
+    main()
