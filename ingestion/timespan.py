@@ -35,6 +35,23 @@ class TimeSpan:
             return moment == self.start
         return self.start <= moment < self.end
 
+    @property
+    def midpoint(self) -> datetime:
+        """The middle of the span: one instant to order coarse and fine spans on a timeline."""
+        return self.start + (self.end - self.start) / 2
+
+    def precedes(self, other: TimeSpan) -> bool:
+        """True when this span ends no later than ``other`` starts (strictly before it)."""
+        return self.end <= other.start and self != other
+
+    def overlaps(self, other: TimeSpan) -> bool:
+        """True when the two spans share time (an instant overlaps a span that holds it)."""
+        if self.start == self.end:
+            return other.contains(self.start)
+        if other.start == other.end:
+            return self.contains(other.start)
+        return self.start < other.end and other.start < self.end
+
     def with_expression(self, expression: str) -> TimeSpan:
         """The same span, described by other words."""
         return replace(self, expression=expression)

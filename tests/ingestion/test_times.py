@@ -93,6 +93,16 @@ def test_every_expression_of_a_statement_is_found_in_order():
     assert [s.expression for s in spans] == ["Yesterday", "next month"]
 
 
+def test_spans_order_and_overlap_for_timelines():
+    last_year = normalise_time("last year", THU)
+    last_may = normalise_time("in May 2022", THU)
+    yesterday = normalise_time("yesterday", THU)
+    assert last_year.overlaps(last_may) and not last_year.precedes(last_may)
+    assert last_may.precedes(yesterday) and not yesterday.precedes(last_may)
+    assert last_may.midpoint < last_year.midpoint < yesterday.midpoint  # 2022's middle is July
+    assert yesterday.contains(d(2023, 5, 24, 23, 59)) and not yesterday.contains(d(2023, 5, 25))
+
+
 def test_aware_reference_keeps_its_timezone():
     ref = THU.replace(tzinfo=timezone.utc)
     span = normalise_time("yesterday", ref)
