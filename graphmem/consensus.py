@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -43,6 +44,9 @@ class _Pending:
     asserted_by: list[str]
     vector: np.ndarray
     is_new: bool
+    t: int | None = None
+    span: dict | None = None
+    mentions: dict = field(default_factory=dict)  # entity id -> Mention
 
 
 @dataclass
@@ -60,6 +64,7 @@ def new_id(prefix: str) -> str:
 
 def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  view: NamespaceView, *, judge: Judge, canonical: Canonicaliser,
+                 meanings: Sequence[Any] | None = None,
                  now_ms: int, candidates: int = CANDIDATES_PER_ATOM, merge: bool = True,
                  link: bool = True) -> Plan:
     """Decide, for each atom, whether it merges into a memory or becomes a new one.
@@ -71,13 +76,17 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     pending: dict[str, _Pending] = {}
     contradicts: list[list[str]] = []
     oplog: list[dict] = []
-    for atom, vector in zip(atoms, vectors):
+    deposit_t = to_epoch_ms(deposit.at) if deposit.at else now_ms
+    meanings = meanings or [None] * len(atoms)
+    for atom, vector, meaning in zip(atoms, vectors, meanings):
         target, similarity, conflicts, reason = (
             _match_atom(atom, vector, view, pending, judge, candidates) if merge
             else (None, 0.0, [], ""))
         if target is None:
             mid = new_id("m")
-            pending[mid] = _Pending(mid, atom, [atom], [deposit.agent], vector, True)
+            pending[mid] = _Pending(mid, atom, [atom], [deposit.agent], vector, True,
+                                    **_when(meaning, deposit_t))
+            _add_mentions(pending[mid], meaning)
             plan.outcomes.append(AtomOutcome(text=atom, memory_id=mid, action="created",
                                              contradicts=conflicts, reason=reason))
         else:
@@ -89,6 +98,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             if deposit.agent not in merged.asserted_by:
                 merged.asserted_by.append(deposit.agent)
             merged.text = canonical(merged.variants)
+            _add_mentions(merged, meaning)
             pending[target] = merged
             mid = target
             plan.outcomes.append(AtomOutcome(text=atom, memory_id=mid, action="merged",
@@ -123,6 +133,21 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
     return None, 0.0, conflicts, ""
 
 
+def _when(meaning: Any, deposit_t: int) -> dict:
+    """World time of a new memory: the time its text names, else the deposit's."""
+    span = getattr(meaning, "span", None)
+    if span is None:
+        return {"t": deposit_t, "span": None}
+    start, end = to_epoch_ms(span.start), to_epoch_ms(span.end)
+    return {"t": start, "span": {"t_end": end, "t_granularity": span.granularity,
+                                 "t_expression": span.expression}}
+
+
+def _add_mentions(item: _Pending, meaning: Any) -> None:
+    for mention in getattr(meaning, "mentions", ()):
+        item.mentions.setdefault(mention.id, mention)
+
+
 def _pending_from_view(view: NamespaceView, mid: str) -> _Pending:
     record = view.records[mid]
     return _Pending(mid, record.text, list(record.variants), list(record.asserted_by),
@@ -148,6 +173,39 @@ def _episode_predecessor(deposit: Deposit, t: int, view: NamespaceView,
     if latest is None or latest[1] in exclude or abs(t - latest[0]) > EPISODE_GAP_MS:
         return None
     return latest[1]
+
+
+def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
+    """Entities, MENTIONS edges, and each new memory spliced into its entities' arcs."""
+    entities, mentions, arcs, cuts, adds = {}, [], [], [], []
+    for item in pending.values():
+        for entity_id, mention in item.mentions.items():
+            entities[entity_id] = {"id": entity_id, "name": mention.name, "type": mention.type,
+                                   "aliases": list(view.aliases_of(entity_id))}
+            if entity_id not in view.mentions_of(item.id):
+                mentions.append([item.id, entity_id])
+    timelines: dict[str, list[tuple[int, str]]] = {}
+    for item in (p for p in pending.values() if p.is_new):
+        for entity_id in item.mentions:
+            arc = timelines.setdefault(entity_id, list(view.arc(entity_id)))
+            before, after = neighbours_in_time(arc, item.t, item.id)
+            arc_id = f"arc:{entity_id}"
+            arcs.append({"arc": arc_id, "entity": entity_id, "memory": item.id, "t": item.t})
+            if before and after:
+                cuts.append({"arc": arc_id, "a": before, "b": after})
+            if before:
+                adds.append({"arc": arc_id, "a": before, "b": item.id})
+            if after:
+                adds.append({"arc": arc_id, "a": item.id, "b": after})
+            insort(arc, (item.t, item.id))
+    return {"entities": list(entities.values()), "mentions": mentions, "arcs": arcs,
+            "arc_cuts": cuts, "arc_adds": adds}
+
+
+def neighbours_in_time(arc: list[tuple[int, str]], t: int, mid: str) -> tuple[str | None, str | None]:
+    """The memories just before and just after (t, mid) on a time-ordered arc."""
+    i = bisect_left(arc, (t, mid))
+    return (arc[i - 1][1] if i > 0 else None), (arc[i][1] if i < len(arc) else None)
 
 
 def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
@@ -181,9 +239,11 @@ def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending]
                     "told_by": deposit.told_by},
         "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],
                  "props": {"text": p.text, "variants": p.variants, "asserted_by": p.asserted_by,
-                           "kind": "episodic", "t": t, "recorded_at": now_ms,
+                           "kind": "episodic", "t": p.t, "recorded_at": now_ms,
                            "place": deposit.place, "domain": deposit.domain,
-                           "forgotten": False, "pinned": False}} for p in new],
+                           "forgotten": False, "pinned": False, **(p.span or {})}}
+                for p in new],
+        **_entity_params(pending, view),
         "updates": [{"id": p.id, "text": p.text, "variants": p.variants,
                      "asserted_by": p.asserted_by}
                     for p in pending.values() if not p.is_new],

@@ -11,12 +11,14 @@ that version, so a view that is behind can never make a write land on a stale pl
 
 from __future__ import annotations
 
+from bisect import insort
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import numpy as np
 
 from graphmem.embed import DIMENSION
+from graphmem.ingestion.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
 
 
@@ -36,6 +38,7 @@ class MemoryRecord:
     asserted_by: list[str] = field(default_factory=list)
     variants: list[str] = field(default_factory=list)
     forgotten: bool = False
+    mentions: set[str] = field(default_factory=set)  # entity ids
 
 
 Listener = Callable[[MemoryRecord], None]
@@ -55,6 +58,9 @@ class NamespaceView:
         self._listeners: list[Listener] = []
         # (agent, place) -> (t, memory id) of the agent's latest memory at that place
         self._latest_at_place: dict[tuple[str, str], tuple[int, str]] = {}
+        self.resolver = EntityResolver(namespace=ns)
+        self._mentioned_by: dict[str, set[str]] = {}  # entity id -> memory ids
+        self._arcs: dict[str, list[tuple[int, str]]] = {}  # entity id -> [(t, memory id)]
 
     # -- keeping in step ----------------------------------------------------------
 
@@ -107,9 +113,44 @@ class NamespaceView:
                     self._latest_at_place[key] = (record.t, mid)
         record.affiliated = set(row.get("affiliated") or [])
         record.conflicts = set(row.get("conflicts") or [])
+        self._index_mentions(record, [m for m in row.get("mentions") or [] if m.get("id")])
         for listener in self._listeners:
             listener(record)
         return record
+
+    def _index_mentions(self, record: MemoryRecord, mentions: list[dict]) -> None:
+        for m in mentions:
+            self.resolver.know(Entity(m["id"], m.get("name") or m["id"], m.get("type") or "unknown",
+                                      tuple(m.get("aliases") or ())))
+        now = {m["id"] for m in mentions}
+        for entity_id in record.mentions | now:
+            arc = self._arcs.setdefault(entity_id, [])
+            stale = [item for item in arc if item[1] == record.id]
+            for item in stale:
+                arc.remove(item)
+            if entity_id in now and record.t is not None:
+                insort(arc, (int(record.t), record.id))
+            members = self._mentioned_by.setdefault(entity_id, set())
+            (members.add if entity_id in now else members.discard)(record.id)
+        record.mentions = now
+
+    def mentions_of(self, memory_id: str) -> set[str]:
+        record = self.records.get(memory_id)
+        return record.mentions if record else set()
+
+    def mentioning(self, entity_id: str) -> set[str]:
+        """Ids of the memories that mention an entity."""
+        return self._mentioned_by.get(entity_id, set())
+
+    def arc(self, entity_id: str) -> list[tuple[int, str]]:
+        """An entity's timeline: (t, memory id) in time order."""
+        return self._arcs.get(entity_id, [])
+
+    def aliases_of(self, entity_id: str) -> tuple[str, ...]:
+        try:
+            return self.resolver.entity(entity_id).aliases
+        except KeyError:
+            return ()
 
     def _append_vector(self, vector: Iterable[float]) -> None:
         n = len(self._ids)

@@ -75,6 +75,8 @@ class Writer:
         self._apply_query = apply_query
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
+        #: extract entities and times on write (MENTIONS, StoryArc); off for speed
+        self.annotate = True
 
     def register_agent(self, ns: str, agent: str, *, kind: str | None = None,
                        name: str | None = None) -> dict:
@@ -111,10 +113,12 @@ class Writer:
         if not atoms:
             raise InvalidInput("the deposit has no statement to remember after atomising")
         vectors = self._embed(atoms)
+        view = self.views.synced(deposit.ns)
+        meanings = self._annotate(atoms, deposit, view) if self.annotate else None
         for attempt in range(1, MAX_ATTEMPTS + 1):
             view = self.views.synced(deposit.ns)
             plan = plan_deposit(deposit, atoms, vectors, view, judge=self._judge,
-                                canonical=self._canonical, now_ms=now_ms(),
+                                canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
                                 merge=self.design.merge, link=self.design.link)
             if self._apply(deposit.ns, view.version, plan):
                 self.views.synced(deposit.ns)
@@ -123,6 +127,14 @@ class Writer:
             time.sleep(random.uniform(0, 0.002 * attempt))  # another writer got there first
         raise StoreError(f"could not apply the deposit after {MAX_ATTEMPTS} attempts: "
                          "the namespace is changing too fast; retry later")
+
+    def _annotate(self, atoms: list[str], deposit: Deposit, view) -> list:
+        from graphmem.ingestion.annotate import annotate_atoms
+
+        speaker = self._speaker_name(deposit)
+        people = [speaker, *(self._names.get((deposit.ns, w), w) for w in deposit.witnesses)]
+        return annotate_atoms(atoms, speaker=speaker, reference=deposit.at,
+                              resolver=view.resolver, known_people=people)
 
     def _apply(self, ns: str, version: int, plan: Plan) -> bool:
         params = {"ns": ns, "expected": version, "seq": version + 1, "now": now_ms(),

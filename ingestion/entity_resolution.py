@@ -129,6 +129,23 @@ class EntityResolver:
         self._learn(entity_id, name, key, entity_type)
         return entity_id
 
+    def find(self, mention: MentionLike | str, type: str = "unknown") -> str | None:
+        """The entity a mention names, or None; creates and learns nothing (for queries)."""
+        name, entity_type = (mention, type) if isinstance(mention, str) else (mention.name, mention.type)
+        key = name_key(name)
+        if not key:
+            return None
+        return self._lookup(key, entity_type) or self._match_longer(key, entity_type)
+
+    def know(self, entity: Entity) -> None:
+        """Take in an entity resolved elsewhere (another process), keeping its id."""
+        if entity.id not in self._entities:
+            self._entities[entity.id] = entity
+        for alias in (entity.name, *entity.aliases):
+            key = name_key(alias)
+            if key:
+                self._index(key, entity.id)
+
     def resolve_all(self, mentions: Iterable[MentionLike]) -> list[str]:
         """``resolve`` for each mention, in order."""
         return [self.resolve(mention) for mention in mentions]

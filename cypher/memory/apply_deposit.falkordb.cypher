@@ -38,6 +38,32 @@ FOREACH (c IN $contradicts |
   MERGE (y:Memory {ns: $ns, id: c[1]})
   MERGE (x)-[r:CONTRADICTS]->(y)
   ON CREATE SET r.noted_at = $now, r.resolved = false)
+FOREACH (e IN $entities |
+  MERGE (x:Entity {ns: $ns, id: e.id})
+  SET x.name = e.name, x.type = e.type, x.aliases = e.aliases)
+FOREACH (me IN $mentions |
+  MERGE (x:Memory {ns: $ns, id: me[0]})
+  MERGE (y:Entity {ns: $ns, id: me[1]})
+  MERGE (x)-[:MENTIONS]->(y))
+FOREACH (a IN $arcs |
+  MERGE (arc:StoryArc {ns: $ns, id: a.arc})
+  ON CREATE SET arc.entity = a.entity
+  MERGE (y:Entity {ns: $ns, id: a.entity})
+  MERGE (arc)-[:OF]->(y)
+  MERGE (x:Memory {ns: $ns, id: a.memory})
+  MERGE (arc)-[r:INCLUDES]->(x)
+  SET r.t = a.t)
+// A memory joins an entity's timeline between its neighbours in time: the edge that
+// joined them is cut and two edges through the newcomer take its place.
+FOREACH (c IN $arc_cuts |
+  MERGE (x:Memory {ns: $ns, id: c.a})
+  MERGE (y:Memory {ns: $ns, id: c.b})
+  MERGE (x)-[r:NEXT {arc: c.arc}]->(y)
+  DELETE r)
+FOREACH (c IN $arc_adds |
+  MERGE (x:Memory {ns: $ns, id: c.a})
+  MERGE (y:Memory {ns: $ns, id: c.b})
+  MERGE (x)-[:NEXT {arc: c.arc}]->(y))
 FOREACH (e IN $oplog |
   CREATE (:OpLog {ns: $ns, id: e.id, seq: $seq, op: e.op, at: $now, agent: e.agent,
                   memory: e.memory, payload: e.payload}))

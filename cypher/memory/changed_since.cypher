@@ -1,5 +1,6 @@
-// Every memory of a namespace written after sequence $since, with its owners and
-// affiliated neighbours: what the in-process view needs to catch up.
+// Every memory of a namespace written after sequence $since, with its owners,
+// affiliated neighbours, contradictions and mentioned entities: what the in-process
+// view needs to catch up.
 MATCH (m:Memory {ns: $ns})
 WHERE m.seq > $since
 OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
@@ -7,7 +8,9 @@ WITH m, collect(a.id) AS owners, collect(o.via) AS vias
 OPTIONAL MATCH (m)-[:AFFILIATED]-(x:Memory)
 WITH m, owners, vias, collect(DISTINCT x.id) AS affiliated
 OPTIONAL MATCH (m)-[:CONTRADICTS]-(c:Memory)
+WITH m, owners, vias, affiliated, collect(DISTINCT c.id) AS conflicts
+OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
-       m.place AS place,
-       m.asserted_by AS asserted_by, m.variants AS variants, m.forgotten AS forgotten,
-       owners, vias, affiliated, collect(DISTINCT c.id) AS conflicts
+       m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
+       m.forgotten AS forgotten, owners, vias, affiliated, conflicts,
+       collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
