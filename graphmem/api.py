@@ -17,6 +17,11 @@ from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.writer import Views, Writer, parse_at
 
 
+def preset_with(config, **changes):
+    """A validated copy of a RecallConfig with some fields changed."""
+    return type(config).model_validate({**config.model_dump(), **changes})
+
+
 class MemoryGraph:
     """Shared long-term memory for many agents, kept in a graph database.
 
@@ -41,6 +46,7 @@ class MemoryGraph:
                              apply_query=self.queries["memory/apply_deposit"],
                              design=design_named(design))
         self.amplification = Amplification()
+        self.recall_config = None  # a RecallConfig; None means the HYBRID preset
 
     @classmethod
     def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
@@ -92,18 +98,58 @@ class MemoryGraph:
                                     domain=domain, ns=ns, via=via)
 
     def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
-               expand: bool = True) -> list[Hit]:
-        """The ``k`` memories ``agent`` owns that best answer ``query``, best first."""
-        from graphmem.retrieval.pipeline import recall_dense
+               config: Any = None, expand: bool | None = None,
+               explain: bool = False) -> list[Hit]:
+        """The ``k`` memories ``agent`` owns that best answer ``query``, best first.
+
+        Channels (dense, bm25, graph, time) are weighted by the kind of question and fused
+        by reciprocal rank fusion; affiliated neighbours are ranked in; the list is cut to
+        k. ``config`` is a RecallConfig or a preset name ("HYBRID", "DENSE_ONLY",
+        "BM25_ONLY", ...). Each hit carries its rank in every channel (``channels``), the
+        channel that ranked it best (``found_by``), its owners and conflicts; with
+        ``explain=True`` also the query's kind, the channel weights and the entities seen.
+        """
+        from graphmem.retrieval.pipeline import recall_fused
 
         if k <= 0:
             raise InvalidInput(f"k must be positive, got {k}")
         if not query or not query.strip():
             raise InvalidInput("query is empty")
+        chosen = self._recall_config(config, expand)
         view = self.views.synced(ns)
-        qvec = self.embedder.embed([query])[0]
-        return recall_dense(view, agent, qvec, k=k, expand=expand,
+        parsed = self._parse_query(query, view, chosen)
+        hits = recall_fused(view, self.views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self.amplification)
+        if explain:
+            from graphmem.retrieval.config import weights_for
+
+            why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
+                   "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
+                   "entities": parsed.entity_ids,
+                   "temporal": repr(parsed.intent) if parsed.intent else None}
+            hits = [h.model_copy(update={"explain": why}) for h in hits]
+        return hits
+
+    def _recall_config(self, config: Any, expand: bool | None):
+        from graphmem.retrieval.config import HYBRID, RecallConfig, preset
+
+        chosen = (config if isinstance(config, RecallConfig)
+                  else preset(config) if config else self.recall_config or HYBRID)
+        if expand is not None:
+            chosen = preset_with(chosen, expand_affiliated=expand)
+        return chosen
+
+    def _parse_query(self, query: str, view, config):
+        from graphmem.ingestion.annotate import query_entities
+        from graphmem.ingestion.temporal_query import temporal_query
+        from graphmem.retrieval.classify import classify_query
+        from graphmem.retrieval.pipeline import Query
+
+        wants = set(config.channels)
+        entities = (query_entities(query, view.resolver) if wants & {"graph", "time"} else [])
+        intent = temporal_query(query) if "time" in wants else None
+        return Query(text=query, vector=self.embedder.embed([query])[0], entity_ids=entities,
+                     kind=classify_query(query), intent=intent)
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""

@@ -129,3 +129,4 @@ class Hit(BaseModel):
     conflicts: list[str] = Field(default_factory=list)
     t: datetime | None = None
     variants: list[str] = Field(default_factory=list)
+    explain: dict[str, Any] | None = None

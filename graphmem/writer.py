@@ -30,6 +30,7 @@ class Views:
         self.store = store
         self.queries = queries
         self._views: dict[str, NamespaceView] = {}
+        self._text_indexes: dict[str, Any] = {}
         self._known_ns: dict[str, bool] = {}  # ns -> strict
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> bool:
@@ -47,6 +48,15 @@ class Views:
         """Drop what this process cached of ``ns`` (after it was deleted or rebuilt)."""
         self._known_ns.pop(ns, None)
         self._views.pop(ns, None)
+        self._text_indexes.pop(ns, None)
+
+    def text_index(self, ns: str):
+        """The BM25 index that follows the view of ``ns``."""
+        if ns not in self._text_indexes:
+            from graphmem.retrieval.channels import TextIndex
+
+            self._text_indexes[ns] = TextIndex(self._views.setdefault(ns, NamespaceView(ns)))
+        return self._text_indexes[ns]
 
     def version(self, ns: str) -> int:
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})

@@ -8,12 +8,16 @@ unranked rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms
+from graphmem.retrieval.channels import (TextIndex, by_similarity, dense_ranking,
+                                         graph_ranking, owned_ids, time_ranking)
+from graphmem.retrieval.config import RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.view import NamespaceView
 
 
@@ -43,60 +47,81 @@ class Amplification:
         return None if self.pool_before == 0 else self.pool_after / self.pool_before
 
 
-@dataclass
-class Ranked:
-    """One channel's ranking: memory ids, best first."""
-
-    channel: str
-    ids: list[str] = field(default_factory=list)
-
-
-def dense_channel(view: NamespaceView, agent: str, qvec: np.ndarray, depth: int) -> Ranked:
-    """Owned memories by cosine similarity to the query."""
-    return Ranked("dense", [mid for mid, _ in view.nearest(qvec, depth, view.owned_rows(agent))])
-
-
-def affiliated_channel(view: NamespaceView, agent: str, qvec: np.ndarray,
-                       pool: Sequence[str]) -> Ranked:
-    """Owned AFFILIATED neighbours of the pool, not already in it, by similarity."""
+def affiliated_ranking(view: NamespaceView, agent: str, qvec: np.ndarray,
+                       pool: Sequence[str], cap: int) -> list[str]:
+    """Owned AFFILIATED neighbours of the pool, not already in it, by similarity; at most
+    ``cap`` per pool member, so one busy memory cannot flood the result."""
     seen = set(pool)
-    neighbours = {x for mid in pool for x in view.records[mid].affiliated
-                  if x not in seen and view.owns(agent, x) and not view.records[x].forgotten}
-    scored = sorted(neighbours, key=lambda x: (-float(view.vector(x) @ qvec), x))
-    return Ranked("affiliated", scored)
+    chosen: list[str] = []
+    for mid in pool:
+        near = [x for x in view.records[mid].affiliated
+                if x not in seen and view.owns(agent, x) and not view.records[x].forgotten]
+        for x in by_similarity(view, near, qvec)[:cap]:
+            seen.add(x)
+            chosen.append(x)
+    return by_similarity(view, chosen, qvec)
 
 
-def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int],
-           found_by: str) -> Hit:
+def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int]) -> Hit:
     record = view.records[mid]
+    found_by = min(ranks, key=lambda c: (ranks[c], c)) if ranks else ""
     return Hit(memory_id=mid, text=record.text, score=round(score, 6), channels=ranks,
                found_by=found_by, owners=sorted(record.owners),
                asserted_by=list(record.asserted_by), conflicts=sorted(record.conflicts),
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
-def recall_dense(view: NamespaceView, agent: str, qvec: np.ndarray, *, k: int,
-                 expand: bool = True, depth: int | None = None,
+@dataclass
+class Query:
+    """A question, with what the pipeline derives from it once."""
+
+    text: str
+    vector: np.ndarray
+    entity_ids: list[str]
+    kind: object  # retrieval.classify.QueryClass
+    intent: object  # ingestion.temporal_query.TemporalIntent | None
+
+
+def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
+                 config: RecallConfig) -> dict[str, list[str]]:
+    """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
+    weights = weights_for(config, query.kind if config.classify else None)
+    owned = owned_ids(view, agent)
+    rankings: dict[str, list[str]] = {}
+    for channel in config.channels:
+        if weights.get(channel, 0) <= 0:
+            continue
+        depth = config.depth_for(channel)
+        if channel == "dense":
+            rankings[channel] = dense_ranking(view, agent, query.vector, depth)
+        elif channel == "bm25":
+            rankings[channel] = text_index.search(query.text, depth, owned)
+        elif channel == "graph":
+            rankings[channel] = graph_ranking(view, owned, query.entity_ids, query.vector, depth)
+        elif channel == "time":
+            rankings[channel] = time_ranking(view, owned, query.entity_ids, query.intent,
+                                             query.vector, depth)
+    return rankings
+
+
+def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
+                 config: RecallConfig, *, k: int,
                  amplification: Amplification | None = None) -> list[Hit]:
-    """Vector-only recall with ranked affiliated expansion, cut to ``k``."""
-    dense = dense_channel(view, agent, qvec, depth or k)
-    pool = dense.ids[:k]
-    extra = affiliated_channel(view, agent, qvec, pool).ids if expand else []
-    scored = [(mid, float(view.vector(mid) @ qvec)) for mid in [*pool, *extra]]
-    scored.sort(key=lambda kv: (-kv[1], kv[0]))
-    dense_rank = {mid: i + 1 for i, mid in enumerate(dense.ids)}
-    extra_rank = {mid: i + 1 for i, mid in enumerate(extra)}
-    hits = []
-    for mid, score in scored[:k]:
-        ranks = {}
-        if mid in dense_rank:
-            ranks["dense"] = dense_rank[mid]
-        if mid in extra_rank:
-            ranks["affiliated"] = extra_rank[mid]
-        hits.append(to_hit(view, mid, score, ranks, "dense" if mid in dense_rank else "affiliated"))
+    """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
+    weights = weights_for(config, query.kind if config.classify else None)
+    rankings = run_channels(view, text_index, agent, query, config)
+    fused = fuse_rankings(rankings, weights, k=config.rrf_k)
+    pool = [hit.id for hit in fused[:k]]
+    extra: list[str] = []
+    if config.expand_affiliated and config.affiliated_weight > 0 and pool:
+        extra = affiliated_ranking(view, agent, query.vector, pool, config.affiliated_cap)
+        if extra:
+            rankings["affiliated"] = extra
+            weights = {**weights, "affiliated": config.affiliated_weight}
+            fused = fuse_rankings(rankings, weights, k=config.rrf_k)
+    hits = [to_hit(view, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))
     return hits
 
 
-Embed = Callable[[Sequence[str]], np.ndarray]

@@ -47,3 +47,25 @@ def test_bad_recall_arguments(scene):
         scene.recall("ana", "", k=3)
     with pytest.raises(InvalidInput):
         scene.recall("ana", "key", k=0)
+
+
+def test_channels_and_explain(scene):
+    hits = scene.recall("ana", "What is Miso afraid of?", k=3, explain=True)
+    assert hits and "Miso" in hits[0].text
+    assert set(hits[0].channels) <= {"dense", "bm25", "graph", "time", "affiliated"}
+    assert hits[0].found_by in hits[0].channels
+    assert hits[0].explain["weights"]["dense"] > 0
+    dense_only = scene.recall("ana", "What is Miso afraid of?", k=3, config="DENSE_ONLY")
+    assert all(set(h.channels) == {"dense"} for h in dense_only)
+    bm25_only = scene.recall("ana", "Miso thunderstorms", k=3, config="BM25_ONLY")
+    assert "thunderstorms" in bm25_only[0].text
+    assert all(set(h.channels) <= {"bm25"} for h in bm25_only)
+
+
+def test_graph_channel_finds_memories_about_the_named_entity(mem):
+    mem.register_agent("ana", name="Ana")
+    mem.remember("ana", "Ana met Dmitri at the chess club.")
+    mem.remember("ana", "The weather was cold all week.")
+    hits = mem.recall("ana", "Tell me about Dmitri", k=2, config="HYBRID")
+    assert "Dmitri" in hits[0].text
+    assert "graph" in hits[0].channels

@@ -1,0 +1,119 @@
+"""Ranking channels over a namespace view. Each returns owned memory ids, best first.
+
+- dense: cosine similarity of the query embedding.
+- bm25: the in-process BM25 index of every wording a memory has.
+- graph: memories that mention the entities the question names, most entities first,
+  then by similarity.
+- time: for temporal questions, memories on the timelines (StoryArcs) of the named
+  entities inside the time the question names, or before/after the anchor event.
+"""
+
+from __future__ import annotations
+
+from datetime import timezone
+from typing import Sequence
+
+import numpy as np
+
+from graphmem.models import to_epoch_ms
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.view import MemoryRecord, NamespaceView
+
+
+class TextIndex:
+    """A BM25 index that follows a namespace view (every variant of a memory is indexed)."""
+
+    def __init__(self, view: NamespaceView) -> None:
+        self.index = BM25Index()
+        self._indexed: dict[str, tuple[str, ...]] = {}
+        view.on_change(self._update)
+
+    def _update(self, record: MemoryRecord) -> None:
+        words = tuple(record.variants or [record.text])
+        if self._indexed.get(record.id) == words:
+            return
+        if record.id in self._indexed:
+            self.index.remove(record.id)
+        self.index.add(record.id, " ".join(words))
+        self._indexed[record.id] = words
+
+    def search(self, query: str, k: int, allowed: set[str]) -> list[str]:
+        if not allowed:
+            return []
+        return [doc for doc, _ in self.index.search(query, k, allowed=allowed)]
+
+
+def owned_ids(view: NamespaceView, agent: str) -> set[str]:
+    return {view.id_at(int(r)) for r in view.owned_rows(agent)}
+
+
+def dense_ranking(view: NamespaceView, agent: str, qvec: np.ndarray, depth: int) -> list[str]:
+    return [mid for mid, _ in view.nearest(qvec, depth, view.owned_rows(agent))]
+
+
+def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:
+    """``ids`` ordered by cosine similarity to the query, best first."""
+    if not ids:
+        return []
+    scores = np.stack([view.vector(i) for i in ids]) @ qvec
+    order = np.argsort(-scores, kind="stable")
+    return [ids[i] for i in order]
+
+
+def graph_ranking(view: NamespaceView, owned: set[str], entity_ids: Sequence[str],
+                  qvec: np.ndarray, depth: int) -> list[str]:
+    """Owned memories mentioning the question's entities: most entities, then similarity."""
+    hits: dict[str, int] = {}
+    for entity_id in entity_ids:
+        for mid in view.mentioning(entity_id) & owned:
+            if not view.records[mid].forgotten:
+                hits[mid] = hits.get(mid, 0) + 1
+    if not hits:
+        return []
+    ordered = by_similarity(view, list(hits), qvec)
+    position = {mid: i for i, mid in enumerate(ordered)}
+    return sorted(hits, key=lambda mid: (-hits[mid], position[mid]))[:depth]
+
+
+def time_ranking(view: NamespaceView, owned: set[str], entity_ids: Sequence[str], intent,
+                 qvec: np.ndarray, depth: int) -> list[str]:
+    """Memories placed in time by the question: inside its span, or before/after its
+    anchor event, on the named entities' timelines (all owned memories if none named)."""
+    if intent is None:
+        return []
+    on_arcs = [(t, mid) for e in entity_ids for t, mid in view.arc(e) if mid in owned]
+    if not entity_ids:
+        on_arcs = [(view.records[m].t, m) for m in owned if view.records[m].t is not None]
+    on_arcs = sorted(set(on_arcs))
+    relation = getattr(intent, "relation", None)
+    span = getattr(intent, "span", None)
+    if span is not None:
+        lo, hi = _ms(span.start), _ms(span.end)
+        if relation == "before":
+            chosen = [mid for t, mid in on_arcs if t < lo]
+        elif relation == "after":
+            chosen = [mid for t, mid in on_arcs if t >= hi]
+        else:
+            chosen = [mid for t, mid in on_arcs if lo <= t < max(hi, lo + 1)]
+        return by_similarity(view, chosen, qvec)[:depth]
+    anchor = getattr(intent, "anchor", None)
+    if relation in ("before", "after") and anchor:
+        ranked = by_similarity(view, [mid for _, mid in on_arcs], qvec)
+        if not ranked:
+            return []
+        anchor_t = view.records[ranked[0]].t
+        side = [(t, mid) for t, mid in on_arcs
+                if (t < anchor_t if relation == "before" else t > anchor_t)]
+        side.sort(key=lambda tm: abs(tm[0] - anchor_t))
+        return [mid for _, mid in side[:depth]]
+    if relation in ("first", "last"):
+        relevant = set(by_similarity(view, [mid for _, mid in on_arcs], qvec)[:depth])
+        ordered = [mid for _, mid in on_arcs if mid in relevant]
+        return ordered if relation == "first" else ordered[::-1]
+    return []
+
+
+def _ms(moment) -> int:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return to_epoch_ms(moment)
