@@ -14,8 +14,11 @@ Rules, in order (the first that applies decides):
    (two utterances, both true: not a conflict)
 4. ``names`` ``numbers`` ``dates`` ``negation`` disagree             -> contradiction
    (both kept and linked by the write path)
-5. similarity at or above ``threshold``                              -> equivalent
-6. otherwise                                                         -> different
+5. same quoted words (difflib ratio >= 0.9) by the same speaker      -> equivalent
+   (the character-level match is stronger evidence than the embedding;
+   the similarity only has to clear the floor)
+6. similarity at or above ``threshold``                              -> equivalent
+7. otherwise                                                         -> different
 
 When both texts quote the same words by the same speaker, the ``names`` guard
 looks only inside the quotes: the narration may name different listeners
@@ -50,7 +53,7 @@ log = logging.getLogger(__name__)
 __all__ = ["DEFAULT_CONTRADICTION_FLOOR", "DEFAULT_THRESHOLD", "DepositContext", "LLMJudge",
            "Verdict", "check_guards", "judge_equivalence", "speaker_of"]
 
-DEFAULT_THRESHOLD = 0.80
+DEFAULT_THRESHOLD = 0.85
 """Cosine similarity (all-MiniLM-L6-v2) from which guarded texts merge; see benchmarks/judge_calibration.py."""
 DEFAULT_CONTRADICTION_FLOOR = 0.75
 """Below this similarity a failed guard is just a different memory, not a contradiction."""
@@ -118,7 +121,7 @@ def _date_words(text: str) -> set[str]:
 
 def _negations(text: str) -> int:
     words = _WORD.findall(text.lower())
-    return sum(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in words)
+    return sum(re.split(r"['’]", w)[0] in _NEGATIONS or w.endswith(("n't", "n’t")) for w in words)
 
 
 def _normalise_words(text: str) -> str:
@@ -185,6 +188,11 @@ def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_g
 
 def check_guards(a: str, b: str) -> tuple[str, ...]:
     """Names of the guards on which two texts disagree (empty: all agree)."""
+    return _assess(a, b)[0]
+
+
+def _assess(a: str, b: str) -> tuple[tuple[str, ...], bool]:
+    """The failed guards, and whether both texts report the same words by the same speaker."""
     failed: list[str] = []
     quote_a, quote_b = _quotes(a), _quotes(b)
     same_speech = False
@@ -206,7 +214,7 @@ def check_guards(a: str, b: str) -> tuple[str, ...]:
         failed.append("dates")
     if _negations(a) != _negations(b):
         failed.append("negation")
-    return tuple(failed)
+    return tuple(failed), same_speech and not failed
 
 
 # The judges ---------------------------------------------------------------------
@@ -243,11 +251,13 @@ def judge_equivalence(
         return Verdict("different", context, ("context",))
     if similarity < contradiction_floor:
         return Verdict("different", f"similarity {similarity:.3f} below {contradiction_floor:.2f}")
-    failed = check_guards(a, b)
+    failed, same_speech = _assess(a, b)
     if "quote" in failed or "speaker" in failed:
         return Verdict("different", "different utterances: " + ", ".join(failed) + " differ", failed)
     if failed:
         return Verdict("contradiction", f"similar ({similarity:.3f}) but {', '.join(failed)} disagree", failed)
+    if same_speech:  # the quoted words already match at character level: the floor is enough
+        return Verdict("equivalent", f"same words by the same speaker, similarity {similarity:.3f}")
     if similarity >= threshold:
         return Verdict("equivalent", f"similarity {similarity:.3f} >= {threshold:.2f}, all guards agree")
     return Verdict("different", f"similarity {similarity:.3f} below {threshold:.2f}")

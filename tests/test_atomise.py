@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from graphmem.atomise import LLMAtomiser, atomise, quoted_spans, resolve_perspective, split_sentences
 from graphmem.errors import GraphmemError
-from graphmem.llm import LLMCallFailed, RetryPolicy
+from graphmem.llm import LLMCallFailed, LLMOutputInvalid, RetryPolicy, extract_json
 
 HAMLET = Path(__file__).resolve().parents[2] / "shared" / "data" / "hamlet" / "hamlet.tei.xml"
 NO_WAIT = RetryPolicy(attempts=3, base_delay=0.0)
@@ -239,3 +239,19 @@ def test_llm_call_recovers_after_a_transient_failure():
     atomiser = LLMAtomiser(model, retry=RetryPolicy(base_delay=0.25, sleep=waits.append))
     assert atomiser("I went home.", speaker="Ann") == ["Ann went home."]
     assert waits == [0.25]
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    ('["a", "b"]', ["a", "b"]),
+    ('Here you go:\n```json\n{"equivalent": true}\n```\nAnything else?', {"equivalent": True}),
+    ('Sure. ["Ann went home."] Hope that helps.', ["Ann went home."]),
+])
+def test_json_is_found_in_chatty_replies(reply, value):
+    assert extract_json(reply) == value
+
+
+def test_a_reply_without_json_is_invalid_output():
+    with pytest.raises(LLMOutputInvalid, match="no JSON"):
+        extract_json("I cannot help with that.")
+    with pytest.raises(ValueError, match="at least 1"):
+        RetryPolicy(attempts=0)
