@@ -1,0 +1,128 @@
+"""``graphmem eval <benchmark>`` and ``graphmem eval report``: the evaluation harness.
+
+    graphmem eval locomo --data ../shared/data/locomo --out runs/locomo [--limit 2]
+    graphmem eval prefeval --data ../shared/data/prefeval --out runs/pe10 --distractors 10
+    graphmem eval report runs/locomo runs/pe10
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Any
+
+import click
+
+from graphmem.cli import cli
+from graphmem.errors import InvalidInput
+
+BENCHMARKS = ("locomo", "longmemeval", "personamem", "prefeval")
+
+
+@cli.group(name="eval")
+def eval_group() -> None:
+    """Evaluate memory on LoCoMo, LongMemEval, PersonaMem, PrefEval (resumable)."""
+
+
+def parse_k_list(text: str | None) -> tuple[int, ...] | None:
+    """``"1,5,10"`` -> (1, 5, 10); every k must be a positive integer."""
+    if not text:
+        return None
+    try:
+        ks = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InvalidInput(f"--k-list must be comma-separated integers, got {text!r}") from None
+    if not ks or any(k <= 0 for k in ks):
+        raise InvalidInput(f"--k-list needs positive integers, got {text!r}")
+    return ks
+
+
+def load_chat_model(spec: str) -> Any:
+    """Call ``module:factory`` and return the chat model it builds."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidInput(f"--llm must look like module:factory, got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidInput(f"--llm {spec}: cannot import module {module_name!r} ({exc})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise InvalidInput(f"--llm {spec}: module {module_name!r} has no callable {attr!r}")
+    model = factory()
+    if not hasattr(model, "invoke"):
+        raise InvalidInput(f"--llm {spec}: the factory returned {type(model).__name__}, "
+                           "not a chat model with invoke()")
+    return model
+
+
+def _benchmark_command(name: str):
+    @eval_group.command(name=name)
+    @click.option("--data", required=True, type=click.Path(),
+                  help="The benchmark's data (directory or file as the loader reads it).")
+    @click.option("--out", required=True, type=click.Path(),
+                  help="Run directory: units.jsonl, results.json, results.md, charts.")
+    @click.option("--limit", type=int, default=None, help="Evaluate only the first N units.")
+    @click.option("--llm", default=None,
+                  help="module:factory returning a langchain-core chat model; answers and "
+                       "judges questions with it.")
+    @click.option("--skip-bad", is_flag=True, help="Leave out bad records instead of failing.")
+    @click.option("--seed", type=int, default=None,
+                  help="Seed for PrefEval distractors and option order (default: upstream's).")
+    @click.option("--k-list", default=None, help="Cut-offs, e.g. 1,5,10,20 (default: the "
+                  "benchmark's own).")
+    @click.option("--config", default=None, help="RecallConfig preset passed to recall.")
+    @click.option("--form", default="explicit", show_default=True,
+                  type=click.Choice(["explicit", "implicit-choice", "implicit-persona"]),
+                  help="PrefEval preference form.")
+    @click.option("--distractors", type=int, default=10, show_default=True,
+                  help="PrefEval distractor exchanges between preference and question.")
+    @click.option("--topic", "topics", multiple=True, help="PrefEval topic (repeat).")
+    @click.option("--systems", default="graphmem,bm25,dense,rrf", show_default=True,
+                  help="Systems to compare.")
+    @click.option("--no-progress", is_flag=True, help="No progress bars.")
+    def command(data, out, limit, llm, skip_bad, seed, k_list, config, form, distractors,
+                topics, systems, no_progress) -> None:
+        from graphmem.evaluation.runner import EvalOptions, run_evaluation
+
+        if limit is not None and limit <= 0:
+            raise InvalidInput(f"--limit must be positive, got {limit}")
+        wanted = tuple(s.strip() for s in systems.split(",") if s.strip())
+        unknown = set(wanted) - {"graphmem", "bm25", "dense", "rrf"}
+        if unknown or not wanted:
+            raise InvalidInput(f"--systems: unknown {', '.join(sorted(unknown)) or '(none)'}; "
+                               "choose from graphmem, bm25, dense, rrf")
+        chat_model = load_chat_model(llm) if llm else None
+        options = EvalOptions(benchmark=name, data=str(data), out=str(out), limit=limit,
+                              skip_bad=skip_bad, seed=seed, ks=parse_k_list(k_list),
+                              config=config, llm=llm, form=form, distractors=distractors,
+                              topics=tuple(topics), systems=wanted, progress=not no_progress)
+        start = time.perf_counter()
+        results = run_evaluation(options, chat_model=chat_model)
+        click.echo(_summary_line(results, time.perf_counter() - start))
+
+    command.__doc__ = f"Evaluate memory on {name}: ingest each unit, freeze, ask, score."
+    return command
+
+
+def _summary_line(results: dict[str, Any], seconds: float) -> str:
+    headline = results["headline"]
+    parts = [f"{name} {headline}={s.get('overall', {}).get(headline, 0) or 0:.3f}"
+             for name, s in results["systems"].items()]
+    skipped = results.get("skipped_records", 0)
+    return (f"{results['benchmark']}: {results['questions']} questions in {results['units']} "
+            f"units; " + "; ".join(parts) + f"; skipped {skipped} bad records; "
+            f"{seconds:.1f} s")
+
+
+for _name in BENCHMARKS:
+    _benchmark_command(_name)
+
+
+@eval_group.command(name="report")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path())
+def report_command(dirs) -> None:
+    """Put several runs side by side (markdown on stdout)."""
+    from graphmem.evaluation.report import compare_runs
+
+    click.echo(compare_runs(list(dirs)), nl=False)

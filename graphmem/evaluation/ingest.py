@@ -1,0 +1,101 @@
+"""Put one benchmark unit into memory through the normal write path, and map it back.
+
+Every turn is deposited with ``MemoryGraph.remember`` by its speaker, with every other
+agent of the unit as a witness (so both LoCoMo speakers, or PrefEval's user and assistant,
+own what was said in front of them), at the turn's time. The memory ids each turn's
+`RememberResult` returned are kept: `TurnMap` inverts them, so a recalled memory stands
+for every turn that produced it.
+
+Embedding the atoms one deposit at a time is most of the cost of ingestion; `warm_embeddings`
+first embeds every atom of the unit in large batches, which fills the embedder's cache with
+exactly the vectors `remember` will ask for (same texts, same model: nothing changes but
+the time).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from graphmem.ingestion.benchmarks.model import Turn, Unit
+
+__all__ = ["TurnMap", "agent_kind", "ingest_unit", "namespace_for", "warm_embeddings"]
+
+_NS_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_KINDS = {"assistant": "ai", "system": "service"}
+
+
+@dataclass
+class TurnMap:
+    """Which memories each turn produced, and which turns each memory stands for."""
+
+    memories_of_turn: dict[str, list[str]] = field(default_factory=dict)
+    turns_of_memory: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    session_of: dict[str, str] = field(default_factory=dict)
+    text_of: dict[str, str] = field(default_factory=dict)
+
+    def add(self, turn: Turn, memory_ids: Iterable[str]) -> None:
+        """Record that ``turn`` produced ``memory_ids``."""
+        ids = list(dict.fromkeys(memory_ids))
+        self.memories_of_turn[turn.id] = ids
+        self.session_of[turn.id] = turn.session
+        self.text_of[turn.id] = turn.text
+        for memory_id in ids:
+            if turn.id not in self.turns_of_memory[memory_id]:
+                self.turns_of_memory[memory_id].append(turn.id)
+
+
+def namespace_for(benchmark: str, unit_id: str) -> str:
+    """``eval-<benchmark>-<unit id>`` with characters outside [A-Za-z0-9_.-] as '-'."""
+    return _NS_UNSAFE.sub("-", f"eval-{benchmark}-{unit_id}")[:200]
+
+
+def agent_kind(benchmark: str, agent: str) -> str:
+    """LoCoMo speakers and every 'user' are humans; assistants are ai; 'system' a service."""
+    if benchmark == "locomo":
+        return "human"
+    return _KINDS.get(agent, "human")
+
+
+def warm_embeddings(graph, unit: Unit, *, atomiser: Callable[..., list[str]] | None = None,
+                    batch: int = 256) -> int:
+    """Embed every atom of the unit's turns in batches; returns how many atoms.
+
+    Only useful when the graph atomises with ``atomiser`` (default: graphmem's own
+    deterministic splitter, which is what ``MemoryGraph.open`` uses by default).
+    """
+    if atomiser is None:
+        from graphmem.atomise import atomise as atomiser
+    atoms = list(dict.fromkeys(atom for turn in unit.turns if turn.text.strip()
+                               for atom in atomiser(turn.text, speaker=turn.speaker)))
+    for start in range(0, len(atoms), batch):
+        graph.embedder.embed(atoms[start:start + batch])
+    return len(atoms)
+
+
+def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] | None = None
+                ) -> tuple[TurnMap, int]:
+    """Register the unit's agents and deposit every turn; returns (TurnMap, empty turns).
+
+    Turns whose text is blank are not deposited (``remember`` refuses empty text) and
+    are counted; a question whose evidence is such a turn can then never be found.
+    """
+    speakers = list(dict.fromkeys([*unit.agents, *(t.speaker for t in unit.turns)]))
+    for agent in speakers:
+        graph.register_agent(agent, kind=agent_kind(unit.benchmark, agent), name=agent, ns=ns)
+    turn_map = TurnMap()
+    empty = 0
+    for turn in unit.turns:
+        if not turn.text.strip():
+            empty += 1
+            turn_map.add(turn, ())
+        else:
+            witnesses = [a for a in speakers if a != turn.speaker]
+            result = graph.remember(turn.speaker, turn.text, witnesses=witnesses, at=turn.at,
+                                    ns=ns)
+            turn_map.add(turn, result.memory_ids)
+        if progress:
+            progress(1)
+    return turn_map, empty

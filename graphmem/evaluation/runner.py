@@ -1,0 +1,261 @@
+"""Run one benchmark: per unit a fresh memory, ingestion, frozen memory, questions.
+
+    run_evaluation(options, chat_model=None) -> results dict (also written to options.out)
+
+Protocol per unit (the brain-inspired memory paper's): a fresh store directory and
+namespace (``eval-<benchmark>-<unit id>``), removed after the unit, so memory is reset
+between units; every turn goes through ``MemoryGraph.remember`` (see `ingest`); then the
+memory is frozen — only ``recall`` runs while questions are asked, and graphmem runs no
+background process. The baselines are built over the same unit's turns in the same run.
+
+Resumable: each finished unit is appended as one JSON line to ``<out>/units.jsonl``; a
+rerun with the same settings skips the units already there (a unit interrupted half way
+is redone from scratch). ``<out>/run.json`` keeps the settings; a rerun with different
+ones is refused rather than mixed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for, warm_embeddings
+from graphmem.evaluation.metrics import rank_sessions
+from graphmem.evaluation.protocols import Protocol, protocol_for
+from graphmem.evaluation.systems import (BASELINE_NAMES, GraphmemSystem, build_baselines,
+                                         choose_option)
+from graphmem.ingestion.benchmarks.model import LoadReport, Question, Unit
+
+__all__ = ["EvalOptions", "load_units", "run_evaluation"]
+
+UNITS_FILE = "units.jsonl"
+RUN_FILE = "run.json"
+#: settings that change the numbers: a rerun into the same directory must keep them
+_PINNED = ("benchmark", "data", "seed", "ks", "config", "form", "distractors", "topics",
+           "systems", "choice_k", "answer_k", "llm")
+
+
+@dataclass
+class EvalOptions:
+    """Everything one ``graphmem eval <benchmark>`` run is told."""
+
+    benchmark: str
+    data: str
+    out: str
+    limit: int | None = None
+    skip_bad: bool = False
+    seed: int | None = None
+    ks: tuple[int, ...] | None = None
+    config: str | None = None
+    llm: str | None = None
+    form: str = "explicit"
+    distractors: int = 10
+    topics: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ("graphmem", *BASELINE_NAMES)
+    choice_k: int = 5
+    answer_k: int = 10
+    progress: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def pinned(self) -> dict[str, Any]:
+        """The settings a resumed run must share with the first one."""
+        values = asdict(self)
+        return {key: _plain(values[key]) for key in _PINNED}
+
+
+def load_units(options: EvalOptions) -> LoadReport:
+    """Load the benchmark with the loader's options (errors name file and record)."""
+    from graphmem.ingestion.benchmarks import load_benchmark
+
+    path = Path(options.data)
+    if not path.exists():
+        raise InvalidInput(f"{path}: no such file or directory; --data must point at the "
+                           f"{options.benchmark} data")
+    loader_options: dict[str, Any] = {"skip_bad": options.skip_bad}
+    if options.benchmark == "prefeval":
+        loader_options.update(form=options.form, n_distractors=options.distractors,
+                              seed=options.seed, topics=list(options.topics) or None)
+    return load_benchmark(options.benchmark, path, **loader_options)
+
+
+def run_evaluation(options: EvalOptions, *, chat_model: Any = None) -> dict[str, Any]:
+    """Evaluate, append finished units to ``units.jsonl``, write the reports, return results."""
+    from graphmem.evaluation.report import write_reports
+
+    protocol = protocol_for(options.benchmark, options.ks)
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_settings(out, options)
+    report = load_units(options)
+    units = report.units[: options.limit] if options.limit else report.units
+    done = {row["unit"] for row in read_unit_records(out)}
+    todo = [unit for unit in units if unit.id not in done]
+    load_info = {"skipped_records": len(report.skipped), "skipped": report.skipped[:50],
+                 "notes": dict(report.notes), "units_loaded": len(report.units)}
+    (out / "load.json").write_text(json.dumps(load_info, indent=2))
+    if todo:
+        _evaluate_units(todo, protocol, options, out, chat_model)
+    return write_reports(out, protocol, options, load_info,
+                         wanted={unit.id for unit in units})
+
+
+def read_unit_records(out: Path) -> list[dict[str, Any]]:
+    """The unit records of ``out/units.jsonl`` (a torn last line is ignored)."""
+    path = Path(out) / UNITS_FILE
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # the line a killed run was writing
+    return rows
+
+
+def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions, out: Path,
+                    chat_model: Any) -> None:
+    from tqdm import tqdm
+
+    from graphmem.embed import Embedder
+
+    # No cache: every query is embedded afresh, so a baseline's latency is not lowered by
+    # another system having embedded the same question (RRF re-embeds what dense did).
+    judge_embedder = Embedder(cache_size=0)
+    config = _recall_config(options.config)
+    bar = tqdm(units, desc=f"{options.benchmark} units", unit="unit",
+               disable=not options.progress)
+    for unit in bar:
+        record = evaluate_unit(unit, protocol, options, out, judge_embedder, config, chat_model)
+        _append_record(out, record)
+
+
+def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Path,
+                  embedder: Any, config: Any = None, chat_model: Any = None) -> dict[str, Any]:
+    """Ingest one unit into a fresh store, ask its questions, return its record."""
+    from graphmem.api import MemoryGraph
+
+    ns = namespace_for(unit.benchmark, unit.id)
+    store_dir = out / "stores" / ns
+    shutil.rmtree(store_dir, ignore_errors=True)  # a unit interrupted earlier starts afresh
+    with MemoryGraph.open(data_dir=store_dir) as graph:
+        warm_embeddings(graph, unit)
+        with _bar(len(unit.turns), f"ingest {unit.id}", options.progress) as bar:
+            turn_map, empty = ingest_unit(graph, unit, ns, progress=bar.update)
+        systems: list[Any] = []
+        if "graphmem" in options.systems:
+            systems.append(GraphmemSystem(graph, ns, turn_map, config=config))
+        systems += build_baselines(unit, turn_map, embedder,
+                                   [s for s in options.systems if s in BASELINE_NAMES])
+        questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
+                                  chat_model) for q in unit.questions]
+    shutil.rmtree(store_dir, ignore_errors=True)
+    return {"unit": unit.id, "benchmark": unit.benchmark, "turns": len(unit.turns),
+            "empty_turns": empty, "memories": len(turn_map.turns_of_memory),
+            "meta": _plain({k: v for k, v in unit.meta.items() if k != "file"}),
+            "questions": questions}
+
+
+def ask_question(unit: Unit, question: Question, protocol: Protocol, options: EvalOptions,
+                 systems: list[Any], turn_map: TurnMap, embedder: Any,
+                 chat_model: Any = None) -> dict[str, Any]:
+    """Ask every system one question; the record holds rankings, not scores."""
+    depth = max([*protocol.turn_ks, options.choice_k, options.answer_k, 1])
+    asker = protocol.asker(unit, question)
+    row: dict[str, Any] = {
+        "id": question.id, "category": question.category, "evidence": list(question.evidence),
+        "evidence_sessions": list(question.evidence_sessions), "abstention": question.abstention,
+        "scored": protocol.scores_question(question), "asker": asker,
+        "n_options": len(question.options), "correct_option": question.correct_option,
+        "systems": {},
+    }
+    recalled_texts: list[str] = []
+    for system in systems:
+        got = system.retrieve(asker, question.text, depth)
+        entry: dict[str, Any] = {"turns": got.turns[:depth], "latency_ms": got.latency_ms}
+        if protocol.session_ks:
+            entry["sessions"] = rank_sessions(got.turns, turn_map.session_of)
+        if question.options:
+            entry["choice"] = choose_option(question.options, got.texts, embedder,
+                                            k=options.choice_k)
+        if system.name == "graphmem":
+            recalled_texts = got.texts[: options.answer_k]
+        row["systems"][system.name] = entry
+    if chat_model is not None:
+        from graphmem.evaluation.answer import answer_and_judge
+
+        row["llm"] = answer_and_judge(chat_model, unit, question, recalled_texts)
+    return row
+
+
+def _recall_config(name: str | None) -> Any:
+    if name is None:
+        return None
+    from graphmem.retrieval.config import preset
+
+    return preset(name)
+
+
+def _check_settings(out: Path, options: EvalOptions) -> None:
+    path = out / RUN_FILE
+    pinned = options.pinned()
+    if path.exists():
+        before = json.loads(path.read_text())
+        changed = sorted(k for k in pinned if before.get(k) != pinned[k])
+        if changed:
+            raise InvalidInput(
+                f"{out} holds a run with other settings ({', '.join(changed)} differ: "
+                f"{', '.join(f'{k}={before.get(k)!r}' for k in changed)}); resume it with the "
+                "same settings or choose another --out")
+        return
+    path.write_text(json.dumps(pinned, indent=2))
+
+
+def _append_record(out: Path, record: dict[str, Any]) -> None:
+    with (out / UNITS_FILE).open("a") as handle:
+        handle.write(json.dumps(record, default=str) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+class _NullBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self) -> "_NullBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _bar(total: int, desc: str, enabled: bool) -> Any:
+    if not enabled:
+        return _NullBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="turn", leave=False)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy: tuples as lists, other odd values as text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def iter_questions(records: list[dict[str, Any]]) -> Iterator[tuple[dict, dict]]:
+    """(unit record, question record) over all records."""
+    for record in records:
+        for question in record["questions"]:
+            yield record, question
