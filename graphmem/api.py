@@ -97,6 +97,21 @@ class MemoryGraph:
                                     told_by=told_by, at=parse_at(at), place=place,
                                     domain=domain, ns=ns, via=via)
 
+    def remember_many(self, deposits: Sequence[Mapping[str, Any]], *,
+                      ns: str = DEFAULT_NS, batch: int = 256) -> list[RememberResult]:
+        """``remember`` each deposit (a dict of remember's arguments), in order.
+
+        The same path as ``remember``, one transaction per deposit, but the statements of
+        each batch of deposits are embedded together first, which is several times faster
+        than one at a time on a CPU.
+        """
+        results = []
+        for lo in range(0, len(deposits), batch):
+            chunk = [{"ns": ns, **d} for d in deposits[lo:lo + batch]]
+            self.writer.prepare(chunk)
+            results.extend(self.remember(**d) for d in chunk)
+        return results
+
     def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
                config: Any = None, expand: bool | None = None,
                explain: bool = False) -> list[Hit]:

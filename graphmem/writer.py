@@ -100,6 +100,17 @@ class Writer:
             self._names[(ns, agent)] = name
         return rows[0]
 
+    def prepare(self, deposits: list[dict]) -> None:
+        """Embed the statements of many deposits in one batch (the embedder caches them)."""
+        atoms = []
+        for d in deposits:
+            try:
+                deposit = validate_deposit(**{**d, "at": None})
+            except InvalidInput:
+                continue  # remember() reports it, in order
+            atoms.extend(self._atomise(deposit.text, speaker=self._speaker_name(deposit)))
+        self._embed(atoms)
+
     def remember(self, **fields: Any) -> RememberResult:
         deposit = validate_deposit(**fields)
         strict = self.views.ensure_namespace(deposit.ns)

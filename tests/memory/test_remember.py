@@ -117,3 +117,14 @@ def test_unmerge_restores_the_records_it_joined(mem):
     assert mem.stats()["entries"] == 2
     with pytest.raises(InvalidInput, match="no merge"):
         mem.unmerge(mid)
+
+
+def test_remember_many_matches_one_by_one(mem):
+    deposits = [{"agent": "ana", "text": "The kettle is broken. Ben will fix it on Monday."},
+                {"agent": "ben", "text": "The kettle is broken.", "witnesses": ["cy"]},
+                {"agent": "cy", "text": "Lunch is at noon."}]
+    results = mem.remember_many(deposits, ns="many")
+    assert [len(r.atoms) for r in results] == [2, 1, 1]
+    assert results[1].atoms[0].action == "merged"
+    assert results[1].atoms[0].memory_id == results[0].atoms[0].memory_id
+    assert mem.stats(ns="many")["entries"] == 3
