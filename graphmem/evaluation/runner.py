@@ -21,6 +21,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,11 @@ class EvalOptions:
     progress: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def out_path(self) -> Path:
+        """The run directory."""
+        return Path(self.out)
+
     def pinned(self) -> dict[str, Any]:
         """The settings a resumed run must share with the first one."""
         values = asdict(self)
@@ -84,8 +90,13 @@ def load_units(options: EvalOptions) -> LoadReport:
     return load_benchmark(options.benchmark, path, **loader_options)
 
 
-def run_evaluation(options: EvalOptions, *, chat_model: Any = None) -> dict[str, Any]:
-    """Evaluate, append finished units to ``units.jsonl``, write the reports, return results."""
+def run_evaluation(options: EvalOptions, *, chat_model: Any = None, retry: Any = None
+                   ) -> dict[str, Any]:
+    """Evaluate, append finished units to ``units.jsonl``, write the reports, return results.
+
+    ``chat_model`` (any langchain-core chat model) answers and judges the questions;
+    ``retry`` (a `graphmem.llm.RetryPolicy`) says how its calls are retried.
+    """
     from graphmem.evaluation.report import write_reports
 
     protocol = protocol_for(options.benchmark, options.ks)
@@ -100,7 +111,7 @@ def run_evaluation(options: EvalOptions, *, chat_model: Any = None) -> dict[str,
                  "notes": dict(report.notes), "units_loaded": len(report.units)}
     (out / "load.json").write_text(json.dumps(load_info, indent=2))
     if todo:
-        _evaluate_units(todo, protocol, options, out, chat_model)
+        _evaluate_units(todo, protocol, options, out, chat_model, retry)
     return write_reports(out, protocol, options, load_info,
                          wanted={unit.id for unit in units})
 
@@ -120,24 +131,35 @@ def read_unit_records(out: Path) -> list[dict[str, Any]]:
 
 
 def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions, out: Path,
-                    chat_model: Any) -> None:
+                    chat_model: Any, retry: Any) -> None:
     from tqdm import tqdm
 
-    from graphmem.embed import Embedder
-
-    # No cache: every query is embedded afresh, so a baseline's latency is not lowered by
-    # another system having embedded the same question (RRF re-embeds what dense did).
-    judge_embedder = Embedder(cache_size=0)
+    judge_embedder = uncached_embedder()
     config = _recall_config(options.config)
     bar = tqdm(units, desc=f"{options.benchmark} units", unit="unit",
                disable=not options.progress)
     for unit in bar:
-        record = evaluate_unit(unit, protocol, options, out, judge_embedder, config, chat_model)
+        record = evaluate_unit(unit, protocol, options, out, judge_embedder, config, chat_model,
+                               retry)
         _append_record(out, record)
 
 
+@lru_cache(maxsize=1)
+def uncached_embedder() -> Any:
+    """The embedder of the baselines and of option choice, loaded once per process.
+
+    It keeps no cache: every query is embedded afresh, so a baseline's latency is not
+    lowered by another system having embedded the same question (RRF re-embeds what
+    dense did).
+    """
+    from graphmem.embed import Embedder
+
+    return Embedder(cache_size=0)
+
+
 def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Path,
-                  embedder: Any, config: Any = None, chat_model: Any = None) -> dict[str, Any]:
+                  embedder: Any, config: Any = None, chat_model: Any = None,
+                  retry: Any = None) -> dict[str, Any]:
     """Ingest one unit into a fresh store, ask its questions, return its record."""
     from graphmem.api import MemoryGraph
 
@@ -154,7 +176,7 @@ def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Pat
         systems += build_baselines(unit, turn_map, embedder,
                                    [s for s in options.systems if s in BASELINE_NAMES])
         questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
-                                  chat_model) for q in unit.questions]
+                                  chat_model, retry) for q in unit.questions]
     shutil.rmtree(store_dir, ignore_errors=True)
     return {"unit": unit.id, "benchmark": unit.benchmark, "turns": len(unit.turns),
             "empty_turns": empty, "memories": len(turn_map.turns_of_memory),
@@ -164,7 +186,7 @@ def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Pat
 
 def ask_question(unit: Unit, question: Question, protocol: Protocol, options: EvalOptions,
                  systems: list[Any], turn_map: TurnMap, embedder: Any,
-                 chat_model: Any = None) -> dict[str, Any]:
+                 chat_model: Any = None, retry: Any = None) -> dict[str, Any]:
     """Ask every system one question; the record holds rankings, not scores."""
     depth = max([*protocol.turn_ks, options.choice_k, options.answer_k, 1])
     asker = protocol.asker(unit, question)
@@ -190,7 +212,7 @@ def ask_question(unit: Unit, question: Question, protocol: Protocol, options: Ev
     if chat_model is not None:
         from graphmem.evaluation.answer import answer_and_judge
 
-        row["llm"] = answer_and_judge(chat_model, unit, question, recalled_texts)
+        row["llm"] = answer_and_judge(chat_model, unit, question, recalled_texts, retry=retry)
     return row
 
 

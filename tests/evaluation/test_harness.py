@@ -1,0 +1,130 @@
+"""The harness on real data slices, a real embedded store and real embeddings."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from graphmem.errors import InvalidInput
+from graphmem.evaluation import runner
+from graphmem.evaluation.ingest import ingest_unit, namespace_for
+from graphmem.evaluation.runner import EvalOptions, run_evaluation
+from graphmem.ingestion.benchmarks import load_locomo
+
+from .conftest import LONGMEMEVAL, PERSONAMEM
+
+
+@pytest.fixture(scope="module")
+def locomo_run(locomo_slice, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "locomo"
+    options = EvalOptions(benchmark="locomo", data=str(locomo_slice), out=str(out),
+                          progress=False)
+    return options, run_evaluation(options)
+
+
+def test_ingestion_follows_the_protocol(locomo_slice, embedded_graph):
+    """Both speakers own every turn, deposited at its session time; ids map back."""
+    unit = load_locomo(locomo_slice).units[0]
+    first = unit.turns[:6]
+    ns = namespace_for("locomo", unit.id)
+    turn_map, empty = ingest_unit(embedded_graph, unit.__class__(
+        id=unit.id, benchmark=unit.benchmark, agents=unit.agents, turns=first, questions=()), ns)
+    assert empty == 0 and set(turn_map.memories_of_turn) == {t.id for t in first}
+    speaker_b = unit.agents[1]
+    hits = embedded_graph.recall(speaker_b, first[2].text, k=3, ns=ns)
+    assert set(hits[0].owners) == set(unit.agents)  # depositor + witness
+    assert first[2].id in turn_map.turns_of_memory[hits[0].memory_id]
+    # "yesterday", said in the session of 8 May 2023: `at` was the session time
+    assert "yesterday" in first[2].text
+    assert hits[0].t.replace(tzinfo=None) == datetime(2023, 5, 7)
+    agents = embedded_graph.cypher("MATCH (a:Agent {ns: $ns}) RETURN a.id AS id, a.kind AS kind",
+                                   {"ns": ns})
+    assert {(a["id"], a["kind"]) for a in agents} == {(s, "human") for s in unit.agents}
+
+
+def test_locomo_results_shape_and_scores(locomo_run):
+    options, results = locomo_run
+    assert results["benchmark"] == "locomo" and results["questions"] == 20
+    assert set(results["systems"]) == {"graphmem", "bm25", "dense", "rrf"}
+    for summary in results["systems"].values():
+        overall = summary["overall"]
+        assert overall["n"] == 20
+        assert {"recall_all@1", "recall_all@10", "recall_any@20", "ndcg_any@5"} <= set(overall)
+        assert all(0 <= overall[m] <= 1 for m in overall if m != "n")
+        assert overall["recall_all@1"] <= overall["recall_all@10"] <= overall["recall_all@20"]
+        assert set(summary["by_category"]) == {"1", "2", "3", "4", "5"}
+        assert summary["latency_ms"]["p50"] <= summary["latency_ms"]["p95"]
+    # an easy single-turn question: each system finds D1:3 in its top 10
+    record = json.loads((options.out_path / "units.jsonl").read_text().splitlines()[0])
+    question = record["questions"][0]
+    assert question["evidence"] == ["D1:3"]
+    assert all("D1:3" in s["turns"][:10] for s in question["systems"].values())
+    assert all(t.startswith(("D1:", "D2:")) for s in question["systems"].values()
+               for t in s["turns"])
+    assert record["turns"] == 35 and record["memories"] > 0
+    markdown = (options.out_path / "results.md").read_text()
+    assert "| graphmem |" in markdown and "5 adversarial" in markdown
+    assert (options.out_path / "recall_all_at_10_by_category.png").stat().st_size > 1000
+    on_disk = json.loads((options.out_path / "results.json").read_text())
+    assert on_disk["systems"]["bm25"]["overall"] == results["systems"]["bm25"]["overall"]
+
+
+def test_rerun_skips_finished_units_and_refuses_other_settings(locomo_run, monkeypatch):
+    options, results = locomo_run
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("a finished unit was evaluated again")
+
+    monkeypatch.setattr(runner, "evaluate_unit", must_not_run)
+    again = run_evaluation(options)
+    assert again["systems"]["graphmem"]["overall"] == results["systems"]["graphmem"]["overall"]
+    assert len((options.out_path / "units.jsonl").read_text().splitlines()) == 1
+    changed = EvalOptions(**{**vars(options), "ks": (3,)})
+    with pytest.raises(InvalidInput, match="other settings \\(ks differ"):
+        run_evaluation(changed)
+
+
+def test_prefeval_same_seed_same_numbers(shared_data, tmp_path):
+    def run(out):
+        options = EvalOptions(benchmark="prefeval", data=str(shared_data / "prefeval"),
+                              out=str(tmp_path / out), limit=2, distractors=10, seed=7,
+                              topics=("travel_restaurant",), progress=False)
+        return options, run_evaluation(options)
+
+    options, first = run("a")
+    _, second = run("b")
+    assert first["questions"] == 2
+    assert first["systems"]["graphmem"]["by_distractors"].keys() == {"10"}
+    assert set(first["systems"]["graphmem"]["by_category"]) == {"travel_restaurant"}
+    assert "choice_accuracy" in first["systems"]["dense"]["overall"]
+    for name in first["systems"]:
+        a, b = first["systems"][name], second["systems"][name]
+        assert a["overall"] == b["overall"]  # latency aside, every number repeats
+
+    rows = [json.loads(line) for line in (options.out_path / "units.jsonl").read_text().splitlines()]
+    assert [r["turns"] for r in rows] == [21, 21]  # preference + 10 exchanges
+    assert all(q["evidence"] == ["pref:0"] for r in rows for q in r["questions"])
+
+
+def test_longmemeval_fixture_levels_and_abstention(tmp_path):
+    options = EvalOptions(benchmark="longmemeval", data=str(LONGMEMEVAL), out=str(tmp_path / "r"),
+                          systems=("graphmem", "bm25"), progress=False)
+    results = run_evaluation(options)
+    assert results["questions"] == 6 and results["scored_questions"] == 5  # _abs left out
+    overall = results["systems"]["graphmem"]["overall"]
+    assert {"session_recall_all@5", "session_ndcg_any@10", "recall_all@50",
+            "ndcg_any@5"} <= set(overall)
+    assert "temporal-reasoning" in results["systems"]["bm25"]["by_category"]
+
+
+def test_personamem_fixture_is_a_labelled_choice_proxy(tmp_path):
+    options = EvalOptions(benchmark="personamem", data=str(PERSONAMEM), out=str(tmp_path / "r"),
+                          systems=("graphmem", "dense"), progress=False)
+    results = run_evaluation(options)
+    assert results["questions"] == 5 and "retrieval-only proxy" in results["label"]
+    for summary in results["systems"].values():
+        assert set(summary["overall"]) == {"n", "choice_accuracy"}
+        assert 0 <= summary["overall"]["choice_accuracy"] <= 1
+    assert "retrieval-only proxy" in (tmp_path / "r" / "results.md").read_text()
