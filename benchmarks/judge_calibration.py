@@ -35,12 +35,12 @@ import numpy as np
 
 from graphmem.atomise import atomise
 from graphmem.canonical import capitalised_names
-from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DepositContext, judge_equivalence
+from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DEFAULT_MAX_TIME_GAP, DepositContext, judge_equivalence
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TEI = "{http://www.tei-c.org/ns/1.0}"
 WITNESS_TEMPLATES = ('{s} said: "{x}"', '{s} said to me: "{x}"', 'I heard {s} say: "{x}"', '{s} told us: "{x}"')
-AUXILIARIES = re.compile(r"\b(is|are|was|were|will|shall|can|could|do|did|does|have|has|must|would|should)\b")
+AUXILIARIES = re.compile(r"\b(is|are|was|were|will|shall|can|could|do|did|does|have|has|must|would|should)\b(?!['’])")
 NUMBERS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
 
@@ -206,7 +206,7 @@ def sweep(pairs, vectors, thresholds) -> list[dict]:
     return rows
 
 
-def replay(speeches: list[Speech], model, threshold: float, use_context: bool, top_k: int = 5,
+def replay(speeches: list[Speech], model, threshold: float, max_time_gap: float | None, top_k: int = 5,
            cache: dict[str, np.ndarray] | None = None) -> dict:
     """Every witness deposits its account in order; merge into the first equivalent candidate."""
     deposits = []
@@ -218,6 +218,7 @@ def replay(speeches: list[Speech], model, threshold: float, use_context: bool, t
     memory_vecs = np.zeros((len(deposits), 384), dtype=np.float32)
     memories: list[tuple[str, str, float]] = []  # (speech key, text, at)
     merges = correct = expected = same_words = 0
+    wrong: list[str] = []
     seen: set[str] = set()
     for s, text in deposits:
         expected += s.key in seen
@@ -228,10 +229,10 @@ def replay(speeches: list[Speech], model, threshold: float, use_context: bool, t
             sims = memory_vecs[: len(memories)] @ v
             for j in np.argsort(-sims)[:top_k]:
                 key, mtext, at = memories[j]
-                ctx = (DepositContext(at=at), DepositContext(at=s.at)) if use_context else (None, None)
+                ctx = (DepositContext(at=at), DepositContext(at=s.at)) if max_time_gap is not None else (None, None)
                 verdict = judge_equivalence(mtext, text, float(sims[j]), threshold=threshold,
                                             contradiction_floor=min(DEFAULT_CONTRADICTION_FLOOR, threshold),
-                                            context_a=ctx[0], context_b=ctx[1])
+                                            context_a=ctx[0], context_b=ctx[1], max_time_gap=max_time_gap or 0.0)
                 if verdict.kind == "equivalent":
                     target = j
                     break
@@ -242,14 +243,17 @@ def replay(speeches: list[Speech], model, threshold: float, use_context: bool, t
             merges += 1
             correct += memories[target][0] == s.key
             same_words += memories[target][0] != s.key and memories[target][1] == text
+            if memories[target][0] != s.key and len(wrong) < 6:
+                wrong.append(f"{memories[target][1][:70]!r} <- {text[:70]!r}")
     return {"deposits": len(deposits), "memories": len(memories), "merges": merges,
             "precision": correct / merges if merges else 1.0, "recall": correct / expected if expected else 1.0,
-            "wrong merges of identical text": same_words}
+            "wrong merges of identical text": same_words, "wrong examples": wrong}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=0, help="use only the first N speeches of each set")
+    parser.add_argument("--replay-only", action="store_true", help="skip the threshold sweep")
     parser.add_argument("--locomo-files", type=int, default=1, help="LoCoMo conversations to use")
     parser.add_argument("--threshold", type=float, default=None, help="replay threshold (default: judge default)")
     args = parser.parse_args()
@@ -262,7 +266,7 @@ def main() -> None:
     thresholds = [round(0.6 + 0.025 * i, 3) for i in range(15)]
     sets = {"hamlet": load_hamlet(), "locomo": load_locomo(args.locomo_files)}
     cache: dict[str, np.ndarray] = {}
-    for name, speeches in sets.items():
+    for name, speeches in ({} if args.replay_only else sets).items():
         speeches = speeches[: args.limit] if args.limit else speeches
         start = time.perf_counter()
         pairs = build_pairs(speeches, model)
@@ -278,11 +282,11 @@ def main() -> None:
             print("| " + " | ".join(f"{row[c]:.3f}" for c in cols) + " |")
     threshold = args.threshold or DEFAULT_THRESHOLD
     hamlet = sets["hamlet"][: args.limit] if args.limit else sets["hamlet"]
-    for use_context in (False, True):
+    for gap in (None, 60.0, DEFAULT_MAX_TIME_GAP):
         start = time.perf_counter()
-        result = replay(hamlet, model, threshold, use_context, cache=cache)
-        print(f"\nHamlet replay, threshold {threshold}, context={'time' if use_context else 'none'}: "
-              f"{result} ({time.perf_counter() - start:.0f} s)")
+        result = replay(hamlet, model, threshold, gap, cache=cache)
+        print(f"\nHamlet replay, threshold {threshold}, time context: "
+              f"{'none' if gap is None else f'max gap {gap:.0f} s'}: {result} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

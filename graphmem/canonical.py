@@ -42,7 +42,7 @@ SENTENCE_STARTERS = frozenset(
     yesterday today tomorrow tonight now then still also""".split()
 )
 
-_TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|\S")
+_TOKEN = re.compile(r"(?<!\w)[^\W\d_][\w'’\-]*|\S")
 _SENTENCE_END = re.compile(r"(?:^|[.!?…]|[\"“])$")
 
 

@@ -59,8 +59,10 @@ DEFAULT_CONTRADICTION_FLOOR = 0.75
 """Below this similarity a failed guard is just a different memory, not a contradiction."""
 QUOTE_MATCH_RATIO = 0.9
 """difflib ratio two normalised quotations need to count as the same words."""
-DEFAULT_MAX_TIME_GAP = 60.0
-"""Seconds two deposits may lie apart and still be the same event."""
+DEFAULT_MAX_TIME_GAP = 5.0
+"""Seconds two accounts' event times may lie apart and still be one event. Pass the time
+the event happened (``t``, shared by its witnesses), not when each account was recorded:
+in the Hamlet replay 60 s let the Ghost's three "Swear." merge (precision 0.994), 5 s did not (0.998)."""
 
 Kind = Literal["equivalent", "contradiction", "different"]
 CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
