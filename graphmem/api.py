@@ -132,7 +132,7 @@ class MemoryGraph:
             raise InvalidInput("query is empty")
         chosen = self._recall_config(config, expand)
         view = self.views.synced(ns)
-        parsed = self._parse_query(query, view, chosen)
+        parsed = self._parse_query(query, view, chosen, agent)
         hits = recall_fused(view, self.views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self.amplification)
         if explain:
@@ -154,17 +154,22 @@ class MemoryGraph:
             chosen = preset_with(chosen, expand_affiliated=expand)
         return chosen
 
-    def _parse_query(self, query: str, view, config):
-        from graphmem.ingestion.annotate import query_entities
+    def _parse_query(self, query: str, view, config, agent: str):
+        from graphmem.ingestion.annotate import query_entities, without_spans
         from graphmem.ingestion.temporal_query import temporal_query
         from graphmem.retrieval.classify import classify_query
-        from graphmem.retrieval.pipeline import Query
+        from graphmem.retrieval.pipeline import Query, salient_entities
 
-        wants = set(config.channels)
-        entities = (query_entities(query, view.resolver) if wants & {"graph", "time"} else [])
-        intent = temporal_query(query) if "time" in wants else None
-        return Query(text=query, vector=self.embedder.embed([query])[0], entity_ids=entities,
-                     kind=classify_query(query), intent=intent)
+        mentions = query_entities(query, view.resolver)
+        salient = salient_entities(view, agent, [m.id for m in mentions])
+        # A name on most of the asker's memories (a conversation's own speakers) says
+        # little about which memory answers; it would pull the embedding towards every
+        # memory of that person, so the dense channel reads the question without it.
+        dense_text = without_spans(query, [(m.start, m.end) for m in mentions
+                                           if m.id not in salient]) or query
+        intent = temporal_query(query) if "time" in config.channels else None
+        return Query(text=query, vector=self.embedder.embed([dense_text])[0],
+                     entity_ids=salient, kind=classify_query(query), intent=intent)
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""

@@ -47,9 +47,32 @@ def annotate_atoms(atoms: Sequence[str], *, speaker: str | None, reference: date
     return out
 
 
+@dataclass(frozen=True)
+class QueryMention:
+    """A known entity named in a question, with where it is named."""
+
+    id: str
+    start: int
+    end: int
+
+
 def query_entities(query: str, resolver: EntityResolver,
-                   known_people: Iterable[str] = ()) -> list[str]:
-    """Ids of the known entities a question names (nothing is created)."""
+                   known_people: Iterable[str] = ()) -> list[QueryMention]:
+    """The known entities a question names, in order (nothing is created)."""
     mentions = extract_entities_batch([query], known_people=[p for p in known_people if p])[0]
-    ids = [resolver.find(m) for m in mentions]
-    return list(dict.fromkeys(i for i in ids if i is not None))
+    found = []
+    for mention in mentions:
+        entity_id = resolver.find(mention)
+        if entity_id is not None:
+            found.append(QueryMention(entity_id, mention.start, mention.end))
+    return found
+
+
+def without_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with the given character spans removed (and spaces tidied)."""
+    out, cursor = [], 0
+    for start, end in sorted(spans):
+        out.append(text[cursor:start])
+        cursor = max(cursor, end)
+    out.append(text[cursor:])
+    return " ".join("".join(out).split())

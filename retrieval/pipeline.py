@@ -71,6 +71,20 @@ def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int]) -
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
+#: An entity mentioned by more than this share of the asker's memories does not
+#: discriminate between them (like a stop word in BM25).
+SALIENCE_MAX_SHARE = 0.2
+
+
+def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
+    """The entities that single out few of ``agent``'s memories."""
+    owned = owned_ids(view, agent)
+    if not owned:
+        return list(entity_ids)
+    return [e for e in dict.fromkeys(entity_ids)
+            if len(view.mentioning(e) & owned) <= SALIENCE_MAX_SHARE * len(owned)]
+
+
 @dataclass
 class Query:
     """A question, with what the pipeline derives from it once."""

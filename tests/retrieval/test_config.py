@@ -39,8 +39,8 @@ def test_temporal_queries_weigh_time_and_others_do_not():
     temporal = weights_for(HYBRID, classify_query("When did the shop open?"))
     factual = weights_for(HYBRID, classify_query("What colour is the shop door?"))
     assert temporal["time"] > 0 and factual["time"] == 0
-    identity = weights_for(HYBRID, classify_query("Who is the shop owner?"))
-    assert identity["graph"] > factual["graph"]
+    preference = weights_for(HYBRID, classify_query("What kind of music does Ana enjoy?"))
+    assert preference["dense"] > factual["dense"]
 
 
 def test_secondary_kind_mixes_in():
