@@ -6,10 +6,9 @@ own what was said in front of them), at the turn's time. The memory ids each tur
 `RememberResult` returned are kept: `TurnMap` inverts them, so a recalled memory stands
 for every turn that produced it.
 
-Embedding the atoms one deposit at a time is most of the cost of ingestion; `warm_embeddings`
-first embeds every atom of the unit in large batches, which fills the embedder's cache with
-exactly the vectors `remember` will ask for (same texts, same model: nothing changes but
-the time).
+Embedding the atoms one deposit at a time is most of the cost of ingestion, so turns go
+through ``remember_many``, which embeds a batch's statements together and then remembers
+each deposit in order exactly as ``remember`` does.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 
 from graphmem.ingestion.benchmarks.model import Turn, Unit
 
-__all__ = ["TurnMap", "agent_kind", "ingest_unit", "namespace_for", "warm_embeddings"]
+__all__ = ["TurnMap", "agent_kind", "ingest_unit", "namespace_for"]
 
 _NS_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _KINDS = {"assistant": "ai", "system": "service"}
@@ -59,43 +58,29 @@ def agent_kind(benchmark: str, agent: str) -> str:
     return _KINDS.get(agent, "human")
 
 
-def warm_embeddings(graph, unit: Unit, *, atomiser: Callable[..., list[str]] | None = None,
-                    batch: int = 256) -> int:
-    """Embed every atom of the unit's turns in batches; returns how many atoms.
-
-    Only useful when the graph atomises with ``atomiser`` (default: graphmem's own
-    deterministic splitter, which is what ``MemoryGraph.open`` uses by default).
-    """
-    if atomiser is None:
-        from graphmem.atomise import atomise as atomiser
-    atoms = list(dict.fromkeys(atom for turn in unit.turns if turn.text.strip()
-                               for atom in atomiser(turn.text, speaker=turn.speaker)))
-    for start in range(0, len(atoms), batch):
-        graph.embedder.embed(atoms[start:start + batch])
-    return len(atoms)
-
-
-def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] | None = None
-                ) -> tuple[TurnMap, int]:
+def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] | None = None,
+                batch: int = 128) -> tuple[TurnMap, int]:
     """Register the unit's agents and deposit every turn; returns (TurnMap, empty turns).
 
-    Turns whose text is blank are not deposited (``remember`` refuses empty text) and
-    are counted; a question whose evidence is such a turn can then never be found.
+    Turns go through ``MemoryGraph.remember_many`` — ``remember`` one deposit at a time,
+    with each batch's statements embedded together first — in order. Turns whose text is
+    blank are not deposited (``remember`` refuses empty text) and are counted; a question
+    whose evidence is such a turn can then never be found.
     """
     speakers = list(dict.fromkeys([*unit.agents, *(t.speaker for t in unit.turns)]))
     for agent in speakers:
         graph.register_agent(agent, kind=agent_kind(unit.benchmark, agent), name=agent, ns=ns)
     turn_map = TurnMap()
-    empty = 0
+    kept = [turn for turn in unit.turns if turn.text.strip()]
     for turn in unit.turns:
         if not turn.text.strip():
-            empty += 1
             turn_map.add(turn, ())
-        else:
-            witnesses = [a for a in speakers if a != turn.speaker]
-            result = graph.remember(turn.speaker, turn.text, witnesses=witnesses, at=turn.at,
-                                    ns=ns)
+    for start in range(0, len(kept), batch):
+        chunk = kept[start:start + batch]
+        deposits = [{"agent": turn.speaker, "text": turn.text, "at": turn.at,
+                     "witnesses": [a for a in speakers if a != turn.speaker]} for turn in chunk]
+        for turn, result in zip(chunk, graph.remember_many(deposits, ns=ns, batch=batch)):
             turn_map.add(turn, result.memory_ids)
         if progress:
-            progress(1)
-    return turn_map, empty
+            progress(len(chunk))
+    return turn_map, len(unit.turns) - len(kept)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInput
-from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for, warm_embeddings
+from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for
 from graphmem.evaluation.metrics import rank_sessions
 from graphmem.evaluation.protocols import Protocol, protocol_for
 from graphmem.evaluation.systems import (BASELINE_NAMES, GraphmemSystem, build_baselines,
@@ -160,24 +160,43 @@ def uncached_embedder() -> Any:
 def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Path,
                   embedder: Any, config: Any = None, chat_model: Any = None,
                   retry: Any = None) -> dict[str, Any]:
-    """Ingest one unit into a fresh store, ask its questions, return its record."""
+    """Ingest one unit into a fresh store, ask its questions, return its record.
+
+    Without graphmem among the systems nothing is stored: the baselines need only the turns.
+    """
     from graphmem.api import MemoryGraph
 
+    baselines = [s for s in options.systems if s in BASELINE_NAMES]
+    if "graphmem" not in options.systems:
+        turn_map = turns_without_memory(unit)
+        systems = build_baselines(unit, turn_map, embedder, baselines)
+        questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
+                                  chat_model, retry) for q in unit.questions]
+        return _unit_record(unit, turn_map, 0, questions)
     ns = namespace_for(unit.benchmark, unit.id)
     store_dir = out / "stores" / ns
     shutil.rmtree(store_dir, ignore_errors=True)  # a unit interrupted earlier starts afresh
     with MemoryGraph.open(data_dir=store_dir) as graph:
-        warm_embeddings(graph, unit)
         with _bar(len(unit.turns), f"ingest {unit.id}", options.progress) as bar:
             turn_map, empty = ingest_unit(graph, unit, ns, progress=bar.update)
-        systems: list[Any] = []
-        if "graphmem" in options.systems:
-            systems.append(GraphmemSystem(graph, ns, turn_map, config=config))
-        systems += build_baselines(unit, turn_map, embedder,
-                                   [s for s in options.systems if s in BASELINE_NAMES])
+        systems = [GraphmemSystem(graph, ns, turn_map, config=config),
+                   *build_baselines(unit, turn_map, embedder, baselines)]
         questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
                                   chat_model, retry) for q in unit.questions]
     shutil.rmtree(store_dir, ignore_errors=True)
+    return _unit_record(unit, turn_map, empty, questions)
+
+
+def turns_without_memory(unit: Unit) -> TurnMap:
+    """A TurnMap of the unit's turns with no memories (for baseline-only runs)."""
+    turn_map = TurnMap()
+    for turn in unit.turns:
+        turn_map.add(turn, ())
+    return turn_map
+
+
+def _unit_record(unit: Unit, turn_map: TurnMap, empty: int, questions: list[dict[str, Any]]
+                 ) -> dict[str, Any]:
     return {"unit": unit.id, "benchmark": unit.benchmark, "turns": len(unit.turns),
             "empty_turns": empty, "memories": len(turn_map.turns_of_memory),
             "meta": _plain({k: v for k, v in unit.meta.items() if k != "file"}),

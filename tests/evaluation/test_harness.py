@@ -87,25 +87,31 @@ def test_rerun_skips_finished_units_and_refuses_other_settings(locomo_run, monke
 
 
 def test_prefeval_same_seed_same_numbers(shared_data, tmp_path):
-    def run(out):
+    def run(out, limit):
         options = EvalOptions(benchmark="prefeval", data=str(shared_data / "prefeval"),
-                              out=str(tmp_path / out), limit=2, distractors=10, seed=7,
+                              out=str(tmp_path / out), limit=limit, distractors=10, seed=7,
                               topics=("travel_restaurant",), progress=False)
-        return options, run_evaluation(options)
+        run_evaluation(options)
+        return options, [json.loads(line) for line in
+                         (options.out_path / "units.jsonl").read_text().splitlines()]
 
-    options, first = run("a")
-    _, second = run("b")
-    assert first["questions"] == 2
-    assert first["systems"]["graphmem"]["by_distractors"].keys() == {"10"}
-    assert set(first["systems"]["graphmem"]["by_category"]) == {"travel_restaurant"}
-    assert "choice_accuracy" in first["systems"]["dense"]["overall"]
-    for name in first["systems"]:
-        a, b = first["systems"][name], second["systems"][name]
-        assert a["overall"] == b["overall"]  # latency aside, every number repeats
+    options, first = run("a", 2)
+    _, again = run("b", 1)
+    results = json.loads((options.out_path / "results.json").read_text())
+    assert results["questions"] == 2
+    assert results["systems"]["graphmem"]["by_distractors"].keys() == {"10"}
+    assert set(results["systems"]["graphmem"]["by_category"]) == {"travel_restaurant"}
+    assert "choice_accuracy" in results["systems"]["dense"]["overall"]
+    assert [r["turns"] for r in first] == [21, 21]  # preference + 10 exchanges
+    assert all(q["evidence"] == ["pref:0"] for r in first for q in r["questions"])
 
-    rows = [json.loads(line) for line in (options.out_path / "units.jsonl").read_text().splitlines()]
-    assert [r["turns"] for r in rows] == [21, 21]  # preference + 10 exchanges
-    assert all(q["evidence"] == ["pref:0"] for r in rows for q in r["questions"])
+    def without_latency(record):
+        return [{name: {k: v for k, v in s.items() if k != "latency_ms"}
+                 for name, s in q["systems"].items()} for q in record["questions"]]
+
+    # the same seed: the same distractors, option order, rankings and choices
+    assert without_latency(again[0]) == without_latency(first[0])
+    assert again[0]["questions"][0]["correct_option"] == first[0]["questions"][0]["correct_option"]
 
 
 def test_longmemeval_fixture_levels_and_abstention(tmp_path):
@@ -121,9 +127,9 @@ def test_longmemeval_fixture_levels_and_abstention(tmp_path):
 
 def test_personamem_fixture_is_a_labelled_choice_proxy(tmp_path):
     options = EvalOptions(benchmark="personamem", data=str(PERSONAMEM), out=str(tmp_path / "r"),
-                          systems=("graphmem", "dense"), progress=False)
+                          systems=("graphmem", "dense"), limit=2, progress=False)
     results = run_evaluation(options)
-    assert results["questions"] == 5 and "retrieval-only proxy" in results["label"]
+    assert results["questions"] == 2 and "retrieval-only proxy" in results["label"]
     for summary in results["systems"].values():
         assert set(summary["overall"]) == {"n", "choice_accuracy"}
         assert 0 <= summary["overall"]["choice_accuracy"] <= 1
