@@ -29,8 +29,8 @@ from graphmem.errors import InvalidInput
 from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for
 from graphmem.evaluation.metrics import rank_sessions
 from graphmem.evaluation.protocols import Protocol, protocol_for
-from graphmem.evaluation.systems import (BASELINE_NAMES, GraphmemSystem, build_baselines,
-                                         choose_option)
+from graphmem.evaluation.systems import (BASELINE_NAMES, DocumentCache, GraphmemSystem,
+                                         build_baselines, choose_option)
 from graphmem.ingestion.benchmarks.model import LoadReport, Question, Unit
 
 __all__ = ["EvalOptions", "load_units", "run_evaluation"]
@@ -148,13 +148,13 @@ def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions,
 def uncached_embedder() -> Any:
     """The embedder of the baselines and of option choice, loaded once per process.
 
-    It keeps no cache: every query is embedded afresh, so a baseline's latency is not
-    lowered by another system having embedded the same question (RRF re-embeds what
-    dense did).
+    Documents are embedded once (`DocumentCache`); queries afresh every time, so a
+    baseline's latency is not lowered by another system having embedded the same question
+    (RRF re-embeds what dense did).
     """
     from graphmem.embed import Embedder
 
-    return Embedder(cache_size=0)
+    return DocumentCache(Embedder(cache_size=0))
 
 
 def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Path,

@@ -6,8 +6,10 @@
                      text ``"<speaker>: <text>"`` (the speaker's name is what graphmem's
                      atomiser writes in place of "I", so both see who said it)
 
-Latency is wall time of one retrieval, query embedding included (the baselines embed with
-their own embedder, so no cache filled by graphmem's recall speeds them up).
+Latency is wall time of one retrieval, query embedding included. The baselines embed with
+a `DocumentCache` over their own model: documents (turns) are embedded once per process,
+queries every time, so no cache filled by graphmem's recall (or by another baseline)
+speeds up a baseline's query.
 
 `choose_option` answers a multiple-choice question from retrieved texts alone: the option
 whose embedding has the highest mean cosine similarity to the top ``k`` retrieved texts
@@ -28,7 +30,8 @@ from graphmem.evaluation.ingest import TurnMap
 from graphmem.evaluation.metrics import rank_turns
 from graphmem.ingestion.benchmarks.model import Unit
 
-__all__ = ["BaselineSystem", "GraphmemSystem", "Retrieved", "build_baselines", "choose_option"]
+__all__ = ["BaselineSystem", "DocumentCache", "GraphmemSystem", "Retrieved", "build_baselines",
+           "choose_option"]
 
 BASELINE_NAMES = ("bm25", "dense", "rrf")
 _LABEL = re.compile(r"^\s*\(\s*[a-zA-Z]\s*\)\s*")
@@ -77,6 +80,34 @@ class BaselineSystem:
                          latency_ms=latency)
 
 
+class DocumentCache:
+    """Embeds documents once (PrefEval's distractors recur in every unit), queries always.
+
+    ``embedder`` is any object with ``embed(texts) -> array`` that keeps no cache itself.
+    """
+
+    def __init__(self, embedder: Any, *, max_documents: int = 50_000) -> None:
+        self._embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+        self._max = max_documents
+
+    def add_documents(self, texts: Sequence[str]) -> None:
+        """Embed and keep the documents not yet seen."""
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if len(self._vectors) + len(new) > self._max:
+            self._vectors.clear()
+        if new:
+            for text, vector in zip(new, np.asarray(self._embedder.embed(new), dtype=np.float32)):
+                self._vectors[text] = vector
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Kept vectors for documents; anything else (a query) embedded now."""
+        missing = [t for t in texts if t not in self._vectors]
+        fresh = dict(zip(missing, np.asarray(self._embedder.embed(missing), dtype=np.float32))) \
+            if missing else {}
+        return np.stack([self._vectors[t] if t in self._vectors else fresh[t] for t in texts])
+
+
 def build_baselines(unit: Unit, turn_map: TurnMap, embedder: Any,
                     names: Sequence[str] = BASELINE_NAMES) -> list[BaselineSystem]:
     """BM25, dense and RRF baselines over the unit's turns (only those in ``names``)."""
@@ -88,6 +119,8 @@ def build_baselines(unit: Unit, turn_map: TurnMap, embedder: Any,
     if wanted & {"bm25", "rrf"}:
         built["bm25"] = BM25Baseline(docs)
     if wanted & {"dense", "rrf"}:
+        if isinstance(embedder, DocumentCache):
+            embedder.add_documents([text for _, text in docs])
         built["dense"] = DenseBaseline(docs, embedder)
     if "rrf" in wanted:
         built["rrf"] = RRFBaseline(built["bm25"], built["dense"])
