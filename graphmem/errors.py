@@ -12,6 +12,9 @@
     │   └── QueryFailed          a query was rejected; nothing it wrote was kept
     │       ├── ConstraintViolation
     │       └── ReadOnlyViolation
+    ├── LLMError                 a configured chat model gave no usable answer
+    │   ├── LLMCallFailed        the model raised on every attempt
+    │   └── LLMOutputInvalid     its answer was not the JSON asked for
     └── MissingDependency        an optional package is not installed
 
 Driver errors are translated into these at the store boundary; each message says what
@@ -67,6 +70,18 @@ class ConstraintViolation(QueryFailed):
 
 class ReadOnlyViolation(QueryFailed):
     """A write was attempted through a read-only call."""
+
+
+class LLMError(GraphmemError):
+    """A configured chat model could not give a usable answer."""
+
+
+class LLMCallFailed(LLMError):
+    """The chat model raised on every attempt; check the model, key, or rate limit."""
+
+
+class LLMOutputInvalid(LLMError, ValueError):
+    """The chat model's answer was not the JSON that was asked for."""
 
 
 class MissingDependency(GraphmemError, ImportError):

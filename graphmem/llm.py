@@ -25,25 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, LLMCallFailed, LLMError, LLMOutputInvalid  # noqa: F401
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 __all__ = ["LLMCallFailed", "LLMError", "LLMOutputInvalid", "RetryPolicy", "extract_json", "invoke_json"]
-
-
-class LLMError(GraphmemError):
-    """A configured chat model could not give a usable answer."""
-
-
-class LLMCallFailed(LLMError):
-    """The chat model raised on every attempt; check the model, key, or rate limit."""
-
-
-class LLMOutputInvalid(LLMError, ValueError):
-    """The chat model's answer was not the JSON that was asked for."""
 
 
 @dataclass(frozen=True)

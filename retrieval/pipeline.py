@@ -71,9 +71,10 @@ def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int]) -
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
-#: An entity mentioned by more than this share of the asker's memories does not
-#: discriminate between them (like a stop word in BM25).
+#: An entity mentioned by more than this share of the asker's memories (and by more
+#: than SALIENCE_MIN_COUNT of them) does not discriminate between them, like a stop word.
 SALIENCE_MAX_SHARE = 0.2
+SALIENCE_MIN_COUNT = 10
 
 
 def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
@@ -81,8 +82,8 @@ def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str])
     owned = owned_ids(view, agent)
     if not owned:
         return list(entity_ids)
-    return [e for e in dict.fromkeys(entity_ids)
-            if len(view.mentioning(e) & owned) <= SALIENCE_MAX_SHARE * len(owned)]
+    limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
+    return [e for e in dict.fromkeys(entity_ids) if len(view.mentioning(e) & owned) <= limit]
 
 
 @dataclass

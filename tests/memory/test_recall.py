@@ -66,6 +66,10 @@ def test_graph_channel_finds_memories_about_the_named_entity(mem):
     mem.register_agent("ana", name="Ana")
     mem.remember("ana", "Ana met Dmitri at the chess club.")
     mem.remember("ana", "The weather was cold all week.")
-    hits = mem.recall("ana", "Tell me about Dmitri", k=2, config="HYBRID")
-    assert "Dmitri" in hits[0].text
-    assert "graph" in hits[0].channels
+    from graphmem.retrieval.config import preset
+
+    graph_only = preset("HYBRID", channels=("graph",), weights={"graph": 1.0}, classify=False,
+                        expand_affiliated=False)
+    hits = mem.recall("ana", "Tell me about Dmitri", k=2, config=graph_only)
+    assert [h.text for h in hits] == ["Ana met Dmitri at the chess club."]
+    assert hits[0].channels == {"graph": 1}
