@@ -38,6 +38,7 @@ class Protocol:
     choice_label: str = ""
     #: questions whose evidence is not scored (e.g. LongMemEval abstention)
     skip_abstention_evidence: bool = False
+    note: str = ""
 
     @property
     def scores_evidence(self) -> bool:
@@ -59,18 +60,27 @@ PROTOCOLS: dict[str, Protocol] = {
     "locomo": Protocol(
         name="locomo", turn_ks=(1, 5, 10, 20),
         category_names=(("1", "multi-hop"), ("2", "temporal"), ("3", "open-domain"),
-                        ("4", "single-hop"), ("5", "adversarial"))),
+                        ("4", "single-hop"), ("5", "adversarial")),
+        note="Category 5 (adversarial) questions are abstention questions; their evidence "
+             "recall is scored like every other category's."),
     "longmemeval": Protocol(
         name="longmemeval", turn_ks=(5, 10, 50), session_ks=(5, 10),
         metrics=("recall_all", "recall_any", "ndcg_any"), group_label="question_type",
-        skip_abstention_evidence=True),
+        skip_abstention_evidence=True,
+        note="Abstention questions (_abs) are left out of retrieval metrics; session level "
+             "ranks sessions by their best-ranked turn."),
     "personamem": Protocol(
         name="personamem", turn_ks=(), group_label="question_type",
-        choice_label="retrieval-only proxy: the option closest to the retrieved memories"),
+        choice_label="retrieval-only proxy: the option closest to the retrieved memories",
+        note="No evidence annotation: multiple-choice accuracy choosing by the retrieved "
+             "memories (mean cosine to the top 5), a retrieval-only proxy."),
     "prefeval": Protocol(
         name="prefeval", turn_ks=(1, 5, 10, 20), metrics=("recall_all", "recall_any"),
         group_label="topic",
-        choice_label="the option closest to the retrieved memories"),
+        choice_label="the option closest to the retrieved memories",
+        note="Preference recall: the preference turn(s) among the retrieved when the question "
+             "is asked. choice_accuracy: the option with the highest mean cosine similarity "
+             "to the top 5 retrieved texts."),
 }
 
 

@@ -65,6 +65,8 @@ def build_results(records: list[dict[str, Any]], protocol: Protocol, *,
     }
     if protocol.choice_label:
         results["choice_rule"] = protocol.choice_label
+    if protocol.note:
+        results["note"] = protocol.note
     if protocol.name == "personamem":
         results["label"] = "retrieval-only proxy (multiple choice decided by retrieved memories)"
     for system in systems:
@@ -135,6 +137,8 @@ def render_markdown(results: dict[str, Any]) -> str:
              f"{results['units']} units", ""]
     if results.get("label"):
         lines += [f"*{results['label']}*", ""]
+    if results.get("note"):
+        lines += [results["note"], ""]
     if results.get("skipped_records"):
         lines += [f"Skipped {results['skipped_records']} bad records while loading "
                   "(--skip-bad).", ""]

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, StoreError
 from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for
 from graphmem.evaluation.metrics import rank_sessions
 from graphmem.evaluation.protocols import Protocol, protocol_for
@@ -181,10 +181,21 @@ def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Pat
             turn_map, empty = ingest_unit(graph, unit, ns, progress=bar.update)
         systems = [GraphmemSystem(graph, ns, turn_map, config=config),
                    *build_baselines(unit, turn_map, embedder, baselines)]
+        before = memory_state(graph, ns)
         questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
                                   chat_model, retry) for q in unit.questions]
+        if memory_state(graph, ns) != before:
+            raise StoreError(f"unit {unit.id}: memory changed while questions were asked; "
+                             "the protocol needs it frozen after ingestion")
     shutil.rmtree(store_dir, ignore_errors=True)
     return _unit_record(unit, turn_map, empty, questions)
+
+
+def memory_state(graph: Any, ns: str) -> tuple[int, int | None]:
+    """(memories, highest write sequence) of a namespace: equal before and after = frozen."""
+    row = graph.cypher("MATCH (m:Memory {ns: $ns}) RETURN count(m) AS n, max(m.seq) AS seq",
+                       {"ns": ns})[0]
+    return int(row["n"]), row["seq"]
 
 
 def turns_without_memory(unit: Unit) -> TurnMap:

@@ -134,3 +134,21 @@ def test_personamem_fixture_is_a_labelled_choice_proxy(tmp_path):
         assert set(summary["overall"]) == {"n", "choice_accuracy"}
         assert 0 <= summary["overall"]["choice_accuracy"] <= 1
     assert "retrieval-only proxy" in (tmp_path / "r" / "results.md").read_text()
+
+
+def test_a_write_while_asking_breaks_the_protocol(locomo_small, tmp_path, monkeypatch):
+    from graphmem.errors import StoreError
+    from graphmem.evaluation.systems import GraphmemSystem
+
+    original = GraphmemSystem.retrieve
+
+    def retrieve_and_write(self, asker, query, k):
+        self.graph.remember(asker, "A note taken while answering.", ns=self.ns)
+        return original(self, asker, query, k)
+
+    monkeypatch.setattr(GraphmemSystem, "retrieve", retrieve_and_write)
+    options = EvalOptions(benchmark="locomo", data=str(locomo_small), out=str(tmp_path / "r"),
+                          systems=("graphmem",), progress=False)
+    with pytest.raises(StoreError, match="memory changed while questions were asked"):
+        run_evaluation(options)
+    assert not (tmp_path / "r" / "units.jsonl").exists()  # nothing recorded for that unit
