@@ -85,7 +85,7 @@ def load_hamlet(path: Path = DATA / "hamlet" / "hamlet.tei.xml") -> list[Speech]
                 if not text:
                     continue
                 on_stage.add(speaker)
-                speeches.append(Speech(el.get(f"{{http://www.w3.org/XML/1998/namespace}}id", ""), speaker,
+                speeches.append(Speech(el.get("{http://www.w3.org/XML/1998/namespace}id", ""), speaker,
                                        text, tuple(sorted(on_stage - {speaker})), clock))
                 clock += 0.4 * len(text.split())
     return speeches

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from graphmem.errors import InvalidInput, missing
+from graphmem.errors import InvalidInput
 
 __all__ = ["canonical_text", "capitalised_names", "named_parties"]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests import fakes
+
 import re
 import time
 import xml.etree.ElementTree as ET
@@ -21,21 +23,7 @@ NO_WAIT = RetryPolicy(attempts=3, base_delay=0.0)
 
 
 def recording_chat_model(responses: list[str], fail_first: int = 0) -> Any:
-    """A scripted langchain-core fake chat model that records every prompt it is sent."""
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-    class RecordingChatModel(FakeListChatModel):
-        prompts: list[str] = []
-        failures_left: int = 0
-
-        def _call(self, messages, *args, **kwargs):  # noqa: ANN001 - langchain's signature
-            self.prompts.append(messages[-1].content)
-            if self.failures_left > 0:
-                self.failures_left -= 1
-                raise ConnectionError("rate limited")
-            return super()._call(messages, *args, **kwargs)
-
-    return RecordingChatModel(responses=responses, prompts=[], failures_left=fail_first)
+    return fakes.recording_chat_model(responses, fail_first, failure=ConnectionError)
 
 
 # Sentence splitting -------------------------------------------------------------

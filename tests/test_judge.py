@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests import fakes
+
 import os
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,21 +41,7 @@ def judge(a: str, b: str, cosine, **kwargs: Any):
 
 
 def recording_chat_model(responses: list[str], fail_first: int = 0) -> Any:
-    """A scripted langchain-core fake chat model that records every prompt it is sent."""
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-    class RecordingChatModel(FakeListChatModel):
-        prompts: list[str] = []
-        failures_left: int = 0
-
-        def _call(self, messages, *args, **kwargs):  # noqa: ANN001 - langchain's signature
-            self.prompts.append(messages[-1].content)
-            if self.failures_left > 0:
-                self.failures_left -= 1
-                raise TimeoutError("model timed out")
-            return super()._call(messages, *args, **kwargs)
-
-    return RecordingChatModel(responses=responses, prompts=[], failures_left=fail_first)
+    return fakes.recording_chat_model(responses, fail_first, failure=TimeoutError)
 
 
 SPEECH = "Hamlet said: \"To be, or not to be, that is the question: whether ’tis nobler in the mind to suffer.\""

@@ -28,7 +28,7 @@ from graphmem.errors import (
 from graphmem.queries import queries_for
 from graphmem.store.base import Capabilities, Params, Row, Statement, TracerMixin
 from graphmem.store.embedded import EmbeddedServer
-from graphmem.store.schema import STEPS, SchemaStep
+from graphmem.store.schema import SchemaStep, apply_missing_steps
 from graphmem.store.uri import parse_uri, redact_uri
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -192,16 +192,7 @@ class FalkorDBStore(TracerMixin):
         return [r["name"] for r in self.read(self.queries["schema/steps"])]
 
     def ensure_schema(self) -> list[str]:
-        done = set(self.schema_steps())
-        applied = []
-        for step in STEPS:
-            if step.name in done:
-                continue
-            self._apply(step)
-            self.write(self.queries["schema/record_step"],
-                       {"name": step.name, "applied_at": int(time.time() * 1000)})
-            applied.append(step.name)
-        return applied
+        return apply_missing_steps(self, self._apply)
 
     def _apply(self, step: SchemaStep) -> None:
         text = (self.queries.labelled(step.query, step.label) if step.label

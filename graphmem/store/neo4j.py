@@ -13,7 +13,6 @@ relationships ``{"_type": ..., **props}``, paths as lists of nodes, temporal val
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,7 +27,7 @@ from graphmem.errors import (
 )
 from graphmem.queries import queries_for
 from graphmem.store.base import Capabilities, Params, Row, Statement, TracerMixin
-from graphmem.store.schema import STEPS, SchemaStep
+from graphmem.store.schema import SchemaStep, apply_missing_steps
 from graphmem.store.uri import Target
 
 try:
@@ -200,15 +199,7 @@ class Neo4jStore(TracerMixin):
         return list(dict.fromkeys(r["name"] for r in self.read(self.queries["schema/steps"])))
 
     def ensure_schema(self) -> list[str]:
-        done = set(self.schema_steps())
-        applied = []
-        for step in STEPS:
-            if step.name in done:
-                continue
-            self._apply(step)
-            self.write(self.queries["schema/record_step"],
-                       {"name": step.name, "applied_at": int(time.time() * 1000)})
-            applied.append(step.name)
+        applied = apply_missing_steps(self, self._apply)
         if applied:  # vector and full-text indexes fill in the background
             self.read(AWAIT_INDEXES_QUERY, {"timeout": 300})
         return applied

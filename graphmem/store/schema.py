@@ -7,7 +7,9 @@ nothing. ``SCHEMA_VERSION`` is the number of steps this release knows.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Callable
 
 from graphmem.queries import LABELS
 
@@ -27,3 +29,17 @@ STEPS: tuple[SchemaStep, ...] = (
 )
 SCHEMA_VERSION = len(STEPS)
 EMBEDDING_DIMENSION = 384  # fixed in cypher/schema/memory_embedding.*.cypher
+
+
+def apply_missing_steps(store, apply_step: Callable[[SchemaStep], None]) -> list[str]:
+    """Run ``apply_step`` for each step not yet recorded in ``store``, then record it."""
+    done = set(store.schema_steps())
+    applied = []
+    for step in STEPS:
+        if step.name in done:
+            continue
+        apply_step(step)
+        store.write(store.queries["schema/record_step"],
+                    {"name": step.name, "applied_at": int(time.time() * 1000)})
+        applied.append(step.name)
+    return applied

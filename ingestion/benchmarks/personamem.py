@@ -26,7 +26,6 @@ import csv
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from graphmem.ingestion.benchmarks._common import bad_file, bad_record, collect_records
 from graphmem.ingestion.benchmarks.model import LoadReport, Question, Turn, Unit
