@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInput
-from graphmem.evaluation.metrics import percentile, score_ranking, summarise_scores
+from graphmem.evaluation.metrics import mean, percentile, score_ranking, summarise_scores
 from graphmem.evaluation.protocols import Protocol, protocol_for
 
 __all__ = ["build_results", "compare_runs", "headline_metric", "write_reports"]
@@ -77,6 +77,10 @@ def build_results(records: list[dict[str, Any]], protocol: Protocol, *,
         summary = summarise_scores(rows)
         summary["latency_ms"] = {"p50": percentile(latencies, 50),
                                  "p95": percentile(latencies, 95), "n": len(latencies)}
+        # a memory may stand for several turns and a turn for several memories: how many
+        # distinct turns a system's list held (the cut-off is the deepest k)
+        summary["ranked_turns_mean"] = mean(len(q["systems"][system]["turns"])
+                                            for _, q in questions if system in q["systems"])
         if protocol.name == "prefeval":
             summary["by_distractors"] = _by_distractors(records, system, protocol)
         results["systems"][system] = summary
