@@ -45,6 +45,6 @@ def open_graph(ctx: click.Context, **options):
 def main() -> None:
     """Console entry point."""
     from graphmem.cli import (  # noqa: F401  (registers commands)
-        memory_commands, replay_commands, store_commands)
+        eval_commands, memory_commands, replay_commands, store_commands)
 
     cli(prog_name="graphmem")
