@@ -142,6 +142,8 @@ def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions,
         record = evaluate_unit(unit, protocol, options, out, judge_embedder, config, chat_model,
                                retry)
         _append_record(out, record)
+    if (out / "stores").is_dir() and not any((out / "stores").iterdir()):
+        (out / "stores").rmdir()
 
 
 @lru_cache(maxsize=1)
