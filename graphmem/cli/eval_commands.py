@@ -57,7 +57,8 @@ def load_chat_model(spec: str) -> Any:
 
 
 def _benchmark_command(name: str):
-    @eval_group.command(name=name)
+    @eval_group.command(name=name, help=f"Evaluate memory on {name}: ingest each unit into a "
+                        "fresh store, freeze it, ask, score against BM25/dense/RRF baselines.")
     @click.option("--data", required=True, type=click.Path(),
                   help="The benchmark's data (directory or file as the loader reads it).")
     @click.option("--out", required=True, type=click.Path(),
@@ -101,7 +102,6 @@ def _benchmark_command(name: str):
         results = run_evaluation(options, chat_model=chat_model)
         click.echo(_summary_line(results, time.perf_counter() - start))
 
-    command.__doc__ = f"Evaluate memory on {name}: ingest each unit, freeze, ask, score."
     return command
 
 
