@@ -57,7 +57,8 @@ def load_chat_model(spec: str) -> Any:
 
 
 def _benchmark_command(name: str):
-    @eval_group.command(name=name, help=f"Evaluate memory on {name}: ingest each unit into a "
+    @eval_group.command(name=name, short_help=f"Evaluate memory on {name} beside the baselines.",
+                        help=f"Evaluate memory on {name}: ingest each unit into a "
                         "fresh store, freeze it, ask, score against BM25/dense/RRF baselines.")
     @click.option("--data", required=True, type=click.Path(),
                   help="The benchmark's data (directory or file as the loader reads it).")
