@@ -1,0 +1,34 @@
+"""What the write path reads from atoms, and how questions name known entities."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from graphmem.ingestion.annotate import annotate_atoms, query_entities, without_spans
+from graphmem.ingestion.entity_resolution import EntityResolver
+
+
+def test_atoms_get_resolved_entities_and_their_time():
+    resolver = EntityResolver("t")
+    meanings = annotate_atoms(["Melanie went to a pottery class with Caroline last Saturday.",
+                               "Mel painted a sunrise in Paris."],
+                              speaker="Melanie", reference=datetime(2023, 5, 25),
+                              resolver=resolver, known_people=["Melanie", "Caroline"])
+    assert {m.id for m in meanings[0].mentions} == {"person:melanie", "person:caroline"}
+    assert meanings[0].span.start == datetime(2023, 5, 20)
+    assert "person:melanie" in {m.id for m in meanings[1].mentions}  # Mel is Melanie
+    assert meanings[1].span is None
+
+
+def test_questions_name_known_entities_without_creating_any():
+    resolver = EntityResolver("t")
+    for name, kind in (("Melanie", "person"), ("New York City", "place")):
+        resolver.resolve(name, kind)
+    before = len(resolver.entities())
+    question = "What did Mel do in New York City last May?"
+    found = query_entities(question, resolver)
+    assert [m.id for m in found] == ["person:melanie", "place:new-york-city"]
+    assert [question[m.start:m.end] for m in found] == ["Mel", "New York City"]
+    assert query_entities("Who is Zebulon?", resolver) == []
+    assert len(resolver.entities()) == before
+    assert without_spans(question, [(m.start, m.end) for m in found]) == "What did do in last May?"
