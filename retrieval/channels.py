@@ -17,7 +17,7 @@ import numpy as np
 
 from graphmem.models import to_epoch_ms
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.view import MemoryRecord, NamespaceView
+from graphmem.view import MemoryRecord, NamespaceView, one_blas_thread
 
 
 class TextIndex:
@@ -55,7 +55,8 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
     """``ids`` ordered by cosine similarity to the query, best first."""
     if not ids:
         return []
-    scores = np.stack([view.vector(i) for i in ids]) @ qvec
+    with one_blas_thread():
+        scores = np.stack([view.vector(i) for i in ids]) @ qvec
     order = np.argsort(-scores, kind="stable")
     return [ids[i] for i in order]
 
