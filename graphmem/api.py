@@ -74,6 +74,11 @@ class MemoryGraph:
         """Create or update an agent (``kind``: character, human, ai, service, ...)."""
         return self.writer.register_agent(ns, agent, kind=kind, name=name)
 
+    def drop_namespace(self, ns: str) -> None:
+        """Delete every node of ``ns`` (and what this process cached of it)."""
+        self.query("memory/drop_namespace", {"ns": ns}, write=True)
+        self.views.forget_namespace(ns)
+
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
         self.views.ensure_namespace(ns, strict=strict)

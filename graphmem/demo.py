@@ -45,8 +45,7 @@ def _readable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def run_demo(g: MemoryGraph, echo: Callable[[str], None], table: Callable) -> dict[str, Any]:
     """Deposit the harbour scene into a fresh namespace and print who knew what."""
     scene = load_scene()
-    g.cypher("MATCH (n {ns: $ns}) DETACH DELETE n", {"ns": scene["ns"]}, write=True)
-    g.views.forget_namespace(scene["ns"])
+    g.drop_namespace(scene["ns"])
     echo(f"# {scene['title']}: {len(scene['deposits'])} deposits by "
          f"{len(scene['agents'])} agents")
     results = deposit_scene(g, scene)

@@ -82,8 +82,7 @@ def replay_hamlet(g: MemoryGraph, play_path: Path, *, design: str, ns: str | Non
 
     play = load_play(play_path)
     ns = ns or f"hamlet-{design}"
-    g.cypher("MATCH (n {ns: $ns}) DETACH DELETE n", {"ns": ns}, write=True)
-    g.views.forget_namespace(ns)
+    g.drop_namespace(ns)
     for member in play.cast.values():
         g.register_agent(member.id, kind="character", name=member.name, ns=ns)
     stream = consensus_deposits(play) if design == "shared-acl" else witness_deposits(play)

@@ -137,7 +137,8 @@ class Writer:
         view = self.views.synced(deposit.ns)
         meanings = self._annotate(atoms, deposit, view) if self.annotate else None
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            view = self.views.synced(deposit.ns)
+            if attempt > 1:  # another writer moved the namespace: catch up, plan again
+                view = self.views.synced(deposit.ns)
             plan = plan_deposit(deposit, atoms, vectors, view, judge=self._judge,
                                 canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
                                 merge=self.design.merge, link=self.design.link)
@@ -175,7 +176,7 @@ class Writer:
     def _speaker_name(self, deposit: Deposit) -> str:
         key = (deposit.ns, deposit.agent)
         if key not in self._names:
-            rows = self.store.read("MATCH (a:Agent {ns: $ns, id: $id}) RETURN a.name AS name",
+            rows = self.store.read(self.queries["memory/agent_name"],
                                    {"ns": deposit.ns, "id": deposit.agent})
             self._names[key] = (rows[0]["name"] if rows and rows[0]["name"] else deposit.agent)
         return self._names[key]

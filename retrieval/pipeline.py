@@ -98,9 +98,8 @@ class Query:
 
 
 def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
-                 config: RecallConfig) -> dict[str, list[str]]:
+                 config: RecallConfig, weights: dict[str, float]) -> dict[str, list[str]]:
     """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
-    weights = weights_for(config, query.kind if config.classify else None)
     owned = owned_ids(view, agent)
     rankings: dict[str, list[str]] = {}
     for channel in config.channels:
@@ -124,7 +123,7 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
                  amplification: Amplification | None = None) -> list[Hit]:
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
     weights = weights_for(config, query.kind if config.classify else None)
-    rankings = run_channels(view, text_index, agent, query, config)
+    rankings = run_channels(view, text_index, agent, query, config, weights)
     fused = fuse_rankings(rankings, weights, k=config.rrf_k)
     pool = [hit.id for hit in fused[:k]]
     extra: list[str] = []

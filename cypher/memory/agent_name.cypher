@@ -1,0 +1,1 @@
+MATCH (a:Agent {ns: $ns, id: $id}) RETURN a.name AS name
