@@ -1,15 +1,16 @@
-"""Call a langchain-core chat model with retries and parse a JSON answer.
+"""Call a langchain-core chat model with retries and parse its answer (text or JSON).
 
-Every LLM step in graphmem (atomising, judging equivalence) goes through
-``invoke_json``: it sends one prompt, pulls the JSON out of the reply (code
-fences and chatter around it are tolerated), hands it to a validator, and
-retries with exponential backoff. After the last attempt it raises a graphmem
-error:
+Every LLM step in graphmem goes through ``invoke_text``: it sends one prompt,
+hands the reply's text to a parser, and retries with exponential backoff.
+``invoke_json`` (atomising, judging equivalence) is ``invoke_text`` with the JSON
+pulled out of the reply first (code fences and chatter around it are tolerated);
+the benchmark judges of `graphmem.evaluation.answer` parse plain text. After the
+last attempt a graphmem error is raised:
 
     GraphmemError
     └── LLMError
         ├── LLMCallFailed      the model raised on every attempt (outage, rate limit)
-        └── LLMOutputInvalid   the model answered, but never with usable JSON
+        └── LLMOutputInvalid   the model answered, but never with usable output
 
 langchain-core itself is not imported here: any object with ``invoke(input)``
 returning a message (or a string) works, which is what every chat model does.
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-__all__ = ["LLMCallFailed", "LLMError", "LLMOutputInvalid", "RetryPolicy", "extract_json", "invoke_json"]
+__all__ = ["LLMCallFailed", "LLMError", "LLMOutputInvalid", "RetryPolicy", "extract_json", "invoke_json",
+           "invoke_text", "message_text"]
 
 
 @dataclass(frozen=True)
@@ -92,30 +94,38 @@ def extract_json(text: str) -> Any:
     raise LLMOutputInvalid(f"no JSON value in the model's reply: {text[:200]!r}")
 
 
-def invoke_json(chat_model: Any, prompt: Any, *, parse: Callable[[Any], T],
-                retry: RetryPolicy | None = None) -> T:
-    """Send ``prompt`` to ``chat_model`` and return ``parse(json_of_reply)``.
+def invoke_text(chat_model: Any, prompt: Any, *, parse: Callable[[str], T],
+                retry: RetryPolicy | None = None,
+                observe: Callable[[Any, float], None] | None = None) -> T:
+    """Send ``prompt`` to ``chat_model`` and return ``parse(text_of_reply)``.
 
-    ``parse`` validates the decoded JSON and raises ``LLMOutputInvalid`` (or
-    ``ValueError``/``TypeError``) when it is not usable. Raises ``LLMCallFailed``
-    when the last attempt failed to call the model, ``LLMOutputInvalid`` when
-    the last attempt answered with unusable output.
+    ``parse`` validates the reply's text and raises ``LLMOutputInvalid`` (or
+    ``ValueError``/``TypeError``) when it is not usable; the prompt is then sent again.
+    A call that raises is retried after the policy's backoff. ``observe(reply, seconds)``
+    is told of every attempt (``reply`` is None when the call raised), for callers that
+    count tokens and time. Raises ``LLMCallFailed`` when the last attempt failed to call
+    the model, ``LLMOutputInvalid`` when it answered with unusable output.
     """
     retry = retry or RetryPolicy()
     call_failures = 0
     last: Exception | None = None
     for attempt in range(1, retry.attempts + 1):
+        start = time.perf_counter()
         try:
             reply = chat_model.invoke(prompt)
         except Exception as exc:  # noqa: BLE001 - any provider error is retried
+            if observe is not None:
+                observe(None, time.perf_counter() - start)
             last = exc
             log.warning("chat model call %d/%d failed: %s", attempt, retry.attempts, exc)
             if attempt < retry.attempts:
                 retry.sleep(retry.delay(call_failures))
             call_failures += 1
             continue
+        if observe is not None:
+            observe(reply, time.perf_counter() - start)
         try:
-            return parse(extract_json(message_text(reply)))
+            return parse(message_text(reply))
         except (LLMOutputInvalid, ValueError, TypeError) as exc:
             last = exc if isinstance(exc, LLMOutputInvalid) else LLMOutputInvalid(str(exc))
             log.warning("chat model answer %d/%d unusable: %s", attempt, retry.attempts, last)
@@ -125,3 +135,14 @@ def invoke_json(chat_model: Any, prompt: Any, *, parse: Callable[[Any], T],
         f"the chat model failed on all {retry.attempts} attempts; last error: {last!r}. "
         "Check the model's configuration, credentials and rate limits."
     ) from last
+
+
+def invoke_json(chat_model: Any, prompt: Any, *, parse: Callable[[Any], T],
+                retry: RetryPolicy | None = None) -> T:
+    """Send ``prompt`` to ``chat_model`` and return ``parse(json_of_reply)``.
+
+    `invoke_text` with the JSON value of the reply (see `extract_json`) handed to
+    ``parse``; retries and errors are the same.
+    """
+    return invoke_text(chat_model, prompt, parse=lambda text: parse(extract_json(text)),
+                       retry=retry)
