@@ -107,11 +107,11 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
     return names
 
 
-def _load_spacy() -> Any:
-    # One English pipeline per process, shared with entity extraction.
-    from graphmem.ingestion.nlp import load_pipeline
+def _parse(text: str) -> Any:
+    # One English pipeline per process; the Doc is shared with entity extraction.
+    from graphmem.ingestion.nlp import parse_many
 
-    return load_pipeline()
+    return parse_many([text])[0]
 
 
 def named_parties(text: str) -> set[str]:
@@ -127,7 +127,7 @@ def named_parties(text: str) -> set[str]:
 def _parties(text: str) -> frozenset[str]:
     parties = set(capitalised_names(text))
     if text.strip():
-        for ent in _load_spacy()(text).ents:
+        for ent in _parse(text).ents:
             if ent.label_ in ENTITY_LABELS:
                 # the leading ", " makes the entity's first word count as mid-sentence
                 parties.update(capitalised_names(", " + ent.text))

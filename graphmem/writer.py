@@ -62,10 +62,11 @@ class Views:
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})
         return int(rows[0]["version"]) if rows else 0
 
-    def synced(self, ns: str) -> NamespaceView:
-        """The view of ``ns``, caught up with the store."""
+    def synced(self, ns: str, version: int | None = None) -> NamespaceView:
+        """The view of ``ns``, caught up with the store (at ``version`` when the caller
+        knows it, e.g. right after its own write; else the version is read)."""
         view = self._views.setdefault(ns, NamespaceView(ns))
-        view.sync(self.store, self.queries, self.version(ns))
+        view.sync(self.store, self.queries, self.version(ns) if version is None else version)
         return view
 
 
@@ -143,7 +144,7 @@ class Writer:
                                 canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
                                 merge=self.design.merge, link=self.design.link)
             if self._apply(deposit.ns, view.version, plan):
-                self.views.synced(deposit.ns)
+                self.views.synced(deposit.ns, view.version + 1)
                 return RememberResult(deposit_id=plan.deposit_id, ns=deposit.ns,
                                       atoms=plan.outcomes, attempts=attempt)
             time.sleep(random.uniform(0, 0.002 * attempt))  # another writer got there first

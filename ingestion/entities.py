@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
 from graphmem.errors import InvalidInput
 from graphmem.ingestion.entity_resolution import Entity, EntityResolver, Merge, name_key
-from graphmem.ingestion.nlp import load_pipeline
+from graphmem.ingestion.nlp import parse_many
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
@@ -76,9 +76,8 @@ def extract_entities_batch(texts: Sequence[str], *, speakers: Sequence[str | Non
     """``extract_entities`` for many texts at once, through spaCy's ``nlp.pipe``."""
     check_texts(texts, speakers)
     people = {name_key(name) for name in known_people if name}
-    nlp = load_pipeline()
     results = []
-    for index, doc in enumerate(nlp.pipe(texts, batch_size=batch_size)):
+    for index, doc in enumerate(parse_many(texts, batch_size=batch_size)):
         speaker = speakers[index] if speakers else None
         known = people | ({name_key(speaker)} if speaker else set())
         results.append(mentions_in_doc(doc, known))

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from datetime import timezone
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 import numpy as np
 
@@ -43,10 +43,6 @@ class TextIndex:
         return [doc for doc, _ in self.index.search(query, k, allowed=allowed)]
 
 
-def owned_ids(view: NamespaceView, agent: str) -> set[str]:
-    return {view.id_at(int(r)) for r in view.owned_rows(agent)}
-
-
 def dense_ranking(view: NamespaceView, agent: str, qvec: np.ndarray, depth: int) -> list[str]:
     return [mid for mid, _ in view.nearest(qvec, depth, view.owned_rows(agent))]
 
@@ -61,7 +57,7 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
     return [ids[i] for i in order]
 
 
-def graph_ranking(view: NamespaceView, owned: set[str], entity_ids: Sequence[str],
+def graph_ranking(view: NamespaceView, owned: AbstractSet[str], entity_ids: Sequence[str],
                   qvec: np.ndarray, depth: int) -> list[str]:
     """Owned memories mentioning the question's entities: most entities, then similarity."""
     hits: dict[str, int] = {}
@@ -76,7 +72,7 @@ def graph_ranking(view: NamespaceView, owned: set[str], entity_ids: Sequence[str
     return sorted(hits, key=lambda mid: (-hits[mid], position[mid]))[:depth]
 
 
-def time_ranking(view: NamespaceView, owned: set[str], entity_ids: Sequence[str], intent,
+def time_ranking(view: NamespaceView, owned: AbstractSet[str], entity_ids: Sequence[str], intent,
                  qvec: np.ndarray, depth: int) -> list[str]:
     """Memories placed in time by the question: inside its span, or before/after its
     anchor event, on the named entities' timelines (all owned memories if none named)."""

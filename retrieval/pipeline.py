@@ -15,7 +15,7 @@ import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms
 from graphmem.retrieval.channels import (TextIndex, by_similarity, dense_ranking,
-                                         graph_ranking, owned_ids, time_ranking)
+                                         graph_ranking, time_ranking)
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.view import NamespaceView
@@ -79,7 +79,7 @@ SALIENCE_MIN_COUNT = 10
 
 def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
     """The entities that single out few of ``agent``'s memories."""
-    owned = owned_ids(view, agent)
+    owned = view.owned_ids(agent)
     if not owned:
         return list(entity_ids)
     limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
@@ -100,7 +100,7 @@ class Query:
 def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
                  config: RecallConfig, weights: dict[str, float]) -> dict[str, list[str]]:
     """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
-    owned = owned_ids(view, agent)
+    owned = view.owned_ids(agent)
     rankings: dict[str, list[str]] = {}
     for channel in config.channels:
         if weights.get(channel, 0) <= 0:

@@ -118,6 +118,7 @@ class EmbeddedServer:
         redis_server: Path | None = None,
         module: Path | None = None,
         start_timeout_s: float = 20.0,
+        load_timeout_s: float = 1800.0,
         lock_timeout_s: float = 60.0,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
@@ -125,6 +126,9 @@ class EmbeddedServer:
         self._redis_server = redis_server
         self._module = module
         self.start_timeout_s = start_timeout_s
+        # loading a large store (indexes rebuilt) takes longer than a start: a server
+        # that answers LOADING is waited for up to this long
+        self.load_timeout_s = load_timeout_s
         self.lock_timeout_s = lock_timeout_s
         self.pid_path = self.data_dir / "falkordb.pid"
         self.log_path = self.data_dir / "falkordb.log"
@@ -290,13 +294,14 @@ class EmbeddedServer:
         if pid is None:
             return False
         # a server that was just started by another process may still be loading
-        deadline = time.monotonic() + max(self.start_timeout_s, 5.0)
+        started = time.monotonic()
         while True:
-            if self._ping():
+            state = self._ping_state()
+            if state == "up":
                 return True
             if not pid_alive(pid):
                 return False
-            if time.monotonic() > deadline:
+            if time.monotonic() - started > self._patience(state):
                 raise StoreUnavailable(
                     f"redis-server (pid {pid}) holds {self.data_dir} but does not answer "
                     f"on {self.socket_path}; stop it (kill {pid}) and open the store again"
@@ -323,19 +328,31 @@ class EmbeddedServer:
         return pid
 
     def _ping(self) -> bool:
+        return self._ping_state() == "up"
+
+    def _ping_state(self) -> str:
+        """The server's state: ``up`` (answers), ``loading`` (alive, still reading its
+        files: it answers LOADING, or takes the connection and does not answer while it
+        rebuilds its indexes) or ``down``."""
         if not self.socket_path.exists():
-            return False
+            return "down"
         try:
             client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=2,
                                  retry=Retry(NoBackoff(), 0))
             try:
-                return bool(client.ping())
+                return "up" if client.ping() else "down"
             finally:
                 client.close()
-        except (redis.ConnectionError, redis.TimeoutError, OSError):
-            return False
-        except redis.ResponseError as exc:  # still loading the append-only file
-            return "LOADING" not in str(exc)
+        except (redis.BusyLoadingError, redis.TimeoutError):  # before ConnectionError,
+            return "loading"                                 # BusyLoadingError's base
+        except (redis.ConnectionError, OSError):
+            return "down"
+        except redis.ResponseError as exc:
+            return "loading" if "LOADING" in str(exc) else "up"
+
+    def _patience(self, state: str) -> float:
+        """How long to wait for a server in ``state`` to answer."""
+        return self.load_timeout_s if state == "loading" else max(self.start_timeout_s, 5.0)
 
     def _clear_stale(self) -> None:
         for path in (self.pid_path, self.socket_path):
@@ -439,10 +456,13 @@ class EmbeddedServer:
             ) from exc
         if done.returncode != 0:
             self._raise_start_failure(log_offset, done.stderr.decode(errors="replace"))
-        deadline = time.monotonic() + self.start_timeout_s
-        while time.monotonic() < deadline:
-            if self._ping():
+        started = time.monotonic()
+        while True:
+            state = self._ping_state()
+            if state == "up":
                 return
+            if time.monotonic() - started > self._patience(state):
+                break
             pid = self._pid()
             if pid is not None and not pid_alive(pid):
                 break

@@ -377,3 +377,32 @@ def test_a_server_whose_pid_file_was_deleted_is_adopted_not_doubled(tmp_path):
             assert second.store.server.pid == pid
             assert (data / "falkordb.pid").read_text().strip() == str(pid)
     assert wait_gone(pid)
+
+
+def test_a_server_still_loading_a_large_store_is_waited_for(tmp_path):
+    """Reopening a store rebuilds its vector index before the server answers; that can
+    take far longer than a start (43 s at 100,000 memories). A server that is alive and
+    loading is waited for; only one that is down is given up on after the start timeout."""
+    import random
+
+    data = tmp_path / "data"
+    rng = random.Random(0)
+    with MemoryGraph.open(data_dir=data) as g:
+        for _ in range(5):  # 10,000 vectors: about 4 s to load here
+            g.cypher("UNWIND $vs AS v CREATE (:Memory {ns: 'load', id: randomUUID(), seq: 1, "
+                     "embedding: vecf32(v)})",
+                     {"vs": [[rng.random() for _ in range(384)] for _ in range(2000)]}, write=True)
+    server = EmbeddedServer(data, start_timeout_s=0.2)
+    started = time.monotonic()
+    server.acquire()
+    try:
+        waited = time.monotonic() - started
+        assert waited > server.start_timeout_s, (
+            f"the store loaded in {waited:.2f}s, within the start timeout: this test needs a "
+            "store that loads more slowly (add vectors)")
+        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        assert client.execute_command("GRAPH.QUERY", "graphmem",
+                                      "MATCH (m:Memory {ns: 'load'}) RETURN count(m)")[1] == [[10000]]
+        client.close()
+    finally:
+        server.release()

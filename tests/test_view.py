@@ -1,0 +1,67 @@
+"""The in-process namespace view: exact nearest neighbours at any size, owner sets that
+follow every sync."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphmem.view as view_module
+from graphmem.view import NamespaceView
+
+
+def _row(mid: str, vector: np.ndarray, owners: list[str], seq: int = 1) -> dict:
+    return {"id": mid, "text": mid, "seq": seq, "embedding": vector,
+            "owners": owners, "vias": ["witnessed"] * len(owners)}
+
+
+def _view(vectors: np.ndarray, owners_of=lambda i: ["a"]) -> NamespaceView:
+    view = NamespaceView("test")
+    for i, vector in enumerate(vectors):
+        view.upsert(_row(f"m{i}", vector, owners_of(i)))
+    return view
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    vectors = rng.standard_normal((n, 384)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 40), owned_only=st.booleans())
+def test_the_half_precision_scan_finds_the_exact_nearest(seed, k, owned_only):
+    rng = np.random.default_rng(seed)
+    base = _unit(rng, 300)
+    # near-duplicates of a few memories: the ties a coarse scan could get wrong
+    noise = 0.01 * rng.standard_normal((100, 384)).astype(np.float32)
+    vectors = np.vstack([base, base[:100] + noise])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    view = _view(vectors, owners_of=lambda i: ["a"] if i % 3 else ["a", "b"])
+    query = vectors[int(rng.integers(0, len(vectors)))]
+    rows = view.owned_rows("b") if owned_only else None
+    exact = view.nearest(query, k, rows)
+    original = view_module.EXACT_SCAN_MAX
+    view_module.EXACT_SCAN_MAX = 50  # force the half-precision path at this size
+    try:
+        coarse = view.nearest(query, k, rows)
+    finally:
+        view_module.EXACT_SCAN_MAX = original
+    assert [mid for mid, _ in coarse] == [mid for mid, _ in exact]
+    assert [s for _, s in coarse] == pytest.approx([s for _, s in exact], abs=1e-6)
+
+
+def test_owner_sets_follow_a_merge_and_an_unmerge():
+    rng = np.random.default_rng(0)
+    view = _view(_unit(rng, 3))
+    assert set(view.owned_ids("a")) == {"m0", "m1", "m2"}
+    assert set(view.owned_ids("b")) == set()
+    vector = view.vector("m1").copy()
+    view.upsert(_row("m1", vector, ["a", "b"], seq=2))  # b merged in
+    assert set(view.owned_ids("b")) == {"m1"}
+    assert view.nearest(vector, 1, view.owned_rows("b"))[0][0] == "m1"
+    view.upsert(_row("m1", vector, ["a"], seq=3))  # unmerged again
+    assert set(view.owned_ids("b")) == set()
+    assert view.nearest(vector, 1, view.owned_rows("b")) == []
+    assert "m1" in view.owned_ids("a")
