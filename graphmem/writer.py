@@ -102,7 +102,8 @@ class Writer:
         return rows[0]
 
     def prepare(self, deposits: list[dict]) -> None:
-        """Embed the statements of many deposits in one batch (the embedder caches them)."""
+        """Embed and parse the statements of many deposits in one batch each (the embedder
+        and the parser keep them for the deposits' own ``remember``)."""
         atoms = []
         for d in deposits:
             try:
@@ -111,6 +112,10 @@ class Writer:
                 continue  # remember() reports it, in order
             atoms.extend(self._atomise(deposit.text, speaker=self._speaker_name(deposit)))
         self._embed(atoms)
+        if self.annotate:  # parsed in one batch now, read from the parse cache by remember
+            from graphmem.ingestion.nlp import parse_many
+
+            parse_many(atoms)
 
     def remember(self, **fields: Any) -> RememberResult:
         deposit = validate_deposit(**fields)

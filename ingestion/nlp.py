@@ -42,7 +42,7 @@ def load_pipeline(*, parser: bool = False) -> Language:
 
 #: parsed texts kept for reuse: the write path parses an atom for its entities and, when
 #: it merges, again for its named parties; both read the same Doc
-DOC_CACHE_SIZE = 4096
+DOC_CACHE_SIZE = 8192
 DOC_CACHE_MAX_CHARS = 2000
 _docs: OrderedDict[str, Doc] = OrderedDict()
 

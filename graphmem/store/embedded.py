@@ -472,6 +472,8 @@ class EmbeddedServer:
         self._raise_start_failure(log_offset, "")
 
     def _raise_start_failure(self, log_offset: int, stderr: str) -> None:
+        if self.pid is not None:  # started but never answered: do not leave it running
+            self.stop()
         self._clear_stale()
         log = read_tail(self.log_path, log_offset) + stderr
         raise start_failure(log, self.data_dir, self.log_path, self.start_timeout_s)

@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from graphmem import MemoryGraph
-from graphmem.errors import DataDirError
+from graphmem.errors import DataDirError, StoreError
 from graphmem.store.embedded import EmbeddedServer, default_binaries, pid_alive
 
 # A client process: opens the store, prints the server pid, then obeys stdin lines
@@ -379,6 +379,20 @@ def test_a_server_whose_pid_file_was_deleted_is_adopted_not_doubled(tmp_path):
     assert wait_gone(pid)
 
 
+def _servers_of(data: Path) -> list[int]:
+    """Pids of the redis-servers whose command line names ``data``'s socket."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if "redis-server" in cmdline and str(data.resolve()) in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
 def test_a_server_still_loading_a_large_store_is_waited_for(tmp_path):
     """Reopening a store rebuilds its vector index before the server answers; that can
     take far longer than a start (43 s at 100,000 memories). A server that is alive and
@@ -392,6 +406,11 @@ def test_a_server_still_loading_a_large_store_is_waited_for(tmp_path):
             g.cypher("UNWIND $vs AS v CREATE (:Memory {ns: 'load', id: randomUUID(), seq: 1, "
                      "embedding: vecf32(v)})",
                      {"vs": [[rng.random() for _ in range(384)] for _ in range(2000)]}, write=True)
+    impatient = EmbeddedServer(data, start_timeout_s=0.2, load_timeout_s=0.5)
+    with pytest.raises(StoreError, match="did not start"):
+        impatient.acquire()
+    assert impatient.pid is None, "a server that was given up on must not be left running"
+    assert not [p for p in _servers_of(data)], "a server that was given up on is still running"
     server = EmbeddedServer(data, start_timeout_s=0.2)
     started = time.monotonic()
     server.acquire()
