@@ -4,6 +4,8 @@
 - bm25: the in-process BM25 index of every wording a memory has.
 - graph: memories that mention the entities the question names, most entities first,
   then by similarity.
+- profile: for preference questions, the asker's own statements of a preference (see
+  `retrieval.preferences`), by similarity.
 - time: for temporal questions, memories on the timelines (StoryArcs) of the named
   entities inside the time the question names, or before/after the anchor event.
 """
@@ -17,14 +19,17 @@ import numpy as np
 
 from graphmem.models import to_epoch_ms
 from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.preferences import states_preference
 from graphmem.view import MemoryRecord, NamespaceView, one_blas_thread
 
 
 class TextIndex:
-    """A BM25 index that follows a namespace view (every variant of a memory is indexed)."""
+    """The text indexes that follow a namespace view: BM25 over every variant of a
+    memory, and the memories that state a preference (`preferences`)."""
 
     def __init__(self, view: NamespaceView) -> None:
         self.index = BM25Index()
+        self.preferences: set[str] = set()
         self._indexed: dict[str, tuple[str, ...]] = {}
         view.on_change(self._update)
 
@@ -36,6 +41,10 @@ class TextIndex:
             self.index.remove(record.id)
         self.index.add(record.id, " ".join(words))
         self._indexed[record.id] = words
+        if any(states_preference(w) for w in words):
+            self.preferences.add(record.id)
+        else:
+            self.preferences.discard(record.id)
 
     def search(self, query: str, k: int, allowed: set[str]) -> list[str]:
         if not allowed:
@@ -55,6 +64,14 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
         scores = np.stack([view.vector(i) for i in ids]) @ qvec
     order = np.argsort(-scores, kind="stable")
     return [ids[i] for i in order]
+
+
+def profile_ranking(view: NamespaceView, agent: str, owned: AbstractSet[str],
+                    preferences: AbstractSet[str], qvec: np.ndarray, depth: int) -> list[str]:
+    """What ``agent`` said of its own tastes and constraints, most similar first."""
+    stated = [mid for mid in preferences & owned
+              if agent in view.records[mid].asserted_by and not view.records[mid].forgotten]
+    return by_similarity(view, sorted(stated), qvec)[:depth]
 
 
 def graph_ranking(view: NamespaceView, owned: AbstractSet[str], entity_ids: Sequence[str],

@@ -1,6 +1,7 @@
 """Recall settings as one typed, frozen object, with named presets.
 
-A `RecallConfig` says which ranking channels run ("dense", "bm25", "graph", "time"),
+A `RecallConfig` says which ranking channels run ("dense", "bm25", "graph", "time",
+"profile"),
 how many candidates each returns, how they are weighted for each kind of question,
 the RRF constant, the result size, and whether affiliated neighbours are ranked into
 the pool. `weights_for(config, query_class)` turns it into the weights for one query.
@@ -13,7 +14,9 @@ the pool. `weights_for(config, query_class)` turns it into the weights for one q
 
 The per-kind weights were chosen on two LoCoMo conversations (conv-26, conv-30) and
 checked on the other six: BM25 carries most of the ranking, dense similarity half as
-much (as much for preferences, which are phrased in other words), time for temporal
+much (as much for preferences, which are phrased in other words), the profile channel
+(the asker's own statements of taste, ranked among themselves) for preference
+questions only, time for temporal
 questions. The entity-graph channel lowered recall there at every weight tried, so it
 is off by default (weight 0); turn it on with ``weights``/``kind_weights``. Change them with `config.model_copy(update=...)` or
 `preset("HYBRID", rrf_k=30)`; the objects are frozen, treat their dicts as read-only.
@@ -45,17 +48,18 @@ __all__ = [
     "weights_for",
 ]
 
-Channel = Literal["dense", "bm25", "graph", "time"]
-CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time")
+Channel = Literal["dense", "bm25", "graph", "time", "profile"]
+CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile")
 
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
-    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5},
-    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0},
-    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0},
-    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0},
-    QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0},
+    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0},
+    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
+    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0},
+    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
+    QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
 }
-_BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0}
+_BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0,
+                                       "profile": 0.0}
 
 
 class RecallConfig(BaseModel):
@@ -178,7 +182,7 @@ def _describe(exc: ValidationError) -> str:
 
 
 HYBRID = RecallConfig()
-HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time"))
+HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile"))
 HYBRID_RRF = RecallConfig(
     channels=("dense", "bm25"), weights={"dense": 1.0, "bm25": 1.0}, classify=False, expand_affiliated=False
 )

@@ -15,7 +15,7 @@ import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms
 from graphmem.retrieval.channels import (TextIndex, by_similarity, dense_ranking,
-                                         graph_ranking, time_ranking)
+                                         graph_ranking, profile_ranking, time_ranking)
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.view import NamespaceView
@@ -110,6 +110,9 @@ def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings[channel] = dense_ranking(view, agent, query.vector, depth)
         elif channel == "bm25":
             rankings[channel] = text_index.search(query.text, depth, owned)
+        elif channel == "profile":
+            rankings[channel] = profile_ranking(view, agent, owned, text_index.preferences,
+                                                query.vector, depth)
         elif channel == "graph":
             rankings[channel] = graph_ranking(view, owned, query.entity_ids, query.vector, depth)
         elif channel == "time":

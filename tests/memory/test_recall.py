@@ -73,3 +73,28 @@ def test_graph_channel_finds_memories_about_the_named_entity(mem):
     hits = mem.recall("ana", "Tell me about Dmitri", k=2, config=graph_only)
     assert [h.text for h in hits] == ["Ana met Dmitri at the chess club."]
     assert hits[0].channels == {"graph": 1}
+
+
+def test_profile_channel_brings_the_askers_own_preference_to_a_recommendation(mem):
+    """A recommendation question shares no words with the preference that should shape
+    the answer; among many other memories only the profile channel ranks it high, and
+    only the asker's own statements of taste are in it."""
+    mem.remember("mo", "I have been vegetarian since college and I avoid anything with meat.",
+                  witnesses=["bot"])
+    mem.remember("bot", "You might love the steak place on Quay Street.", witnesses=["mo"])
+    filler = [f"The {thing} on {street} Street opens at {hour} o'clock and serves {dish}."
+              for thing, street, hour, dish in [
+                  ("diner", "Quay", 7, "pancakes"), ("bistro", "Mill", 11, "soup of the day"),
+                  ("canteen", "Bridge", 12, "fish and chips"), ("cafe", "Church", 8, "bagels"),
+                  ("grill", "Harbour", 17, "burgers"), ("tavern", "Market", 16, "pies")]]
+    mem.remember_many([{"agent": "bot", "text": t, "witnesses": ["mo"]} for t in filler])
+    hits = mem.recall("mo", "Where should I go for dinner tonight? Any recommendations?", k=5,
+                      explain=True)
+    by_channel = {h.text: h.channels for h in hits}
+    mine = next(t for t in by_channel if "vegetarian" in t)
+    assert by_channel[mine].get("profile") == 1
+    assert all("profile" not in ch for t, ch in by_channel.items() if "steak" in t), \
+        "another agent's suggestion is not the asker's preference"
+    assert hits[0].explain["weights"]["profile"] > 0
+    factual = mem.recall("mo", "When does the bistro open?", k=5, explain=True)
+    assert factual[0].explain["weights"]["profile"] == 0
