@@ -65,6 +65,9 @@ def _benchmark_command(name: str):
     @click.option("--out", required=True, type=click.Path(),
                   help="Run directory: units.jsonl, results.json, results.md, charts.")
     @click.option("--limit", type=int, default=None, help="Evaluate only the first N units.")
+    @click.option("--every", type=int, default=1, show_default=True,
+                  help="Evaluate every Nth unit: a sample spread over the whole benchmark "
+                       "(applied before --limit).")
     @click.option("--llm", default=None,
                   help="module:factory returning a langchain-core chat model; answers and "
                        "judges questions with it.")
@@ -83,12 +86,14 @@ def _benchmark_command(name: str):
     @click.option("--systems", default="graphmem,bm25,dense,rrf", show_default=True,
                   help="Systems to compare.")
     @click.option("--no-progress", is_flag=True, help="No progress bars.")
-    def command(data, out, limit, llm, skip_bad, seed, k_list, config, form, distractors,
+    def command(data, out, limit, every, llm, skip_bad, seed, k_list, config, form, distractors,
                 topics, systems, no_progress) -> None:
         from graphmem.evaluation.runner import EvalOptions, run_evaluation
 
         if limit is not None and limit <= 0:
             raise InvalidInput(f"--limit must be positive, got {limit}")
+        if every < 1:
+            raise InvalidInput(f"--every must be 1 or more, got {every}")
         wanted = tuple(s.strip() for s in systems.split(",") if s.strip())
         unknown = set(wanted) - {"graphmem", "bm25", "dense", "rrf"}
         if unknown or not wanted:
@@ -96,6 +101,7 @@ def _benchmark_command(name: str):
                                "choose from graphmem, bm25, dense, rrf")
         chat_model = load_chat_model(llm) if llm else None
         options = EvalOptions(benchmark=name, data=str(data), out=str(out), limit=limit,
+                              every=every,
                               skip_bad=skip_bad, seed=seed, ks=parse_k_list(k_list),
                               config=config, llm=llm, form=form, distractors=distractors,
                               topics=tuple(topics), systems=wanted, progress=not no_progress)

@@ -50,6 +50,7 @@ class EvalOptions:
     data: str
     out: str
     limit: int | None = None
+    every: int = 1
     skip_bad: bool = False
     seed: int | None = None
     ks: tuple[int, ...] | None = None
@@ -90,6 +91,15 @@ def load_units(options: EvalOptions) -> LoadReport:
     return load_benchmark(options.benchmark, path, **loader_options)
 
 
+def chosen_units(units: list[Unit], *, every: int = 1, limit: int | None = None) -> list[Unit]:
+    """Every ``every``-th unit (a sample spread over the whole benchmark: all of PrefEval's
+    topics, all LoCoMo conversations), then the first ``limit`` of those."""
+    if every < 1:
+        raise InvalidInput(f"--every must be 1 or more, got {every}")
+    sample = units[::every]
+    return sample[:limit] if limit else sample
+
+
 def run_evaluation(options: EvalOptions, *, chat_model: Any = None, retry: Any = None
                    ) -> dict[str, Any]:
     """Evaluate, append finished units to ``units.jsonl``, write the reports, return results.
@@ -104,7 +114,7 @@ def run_evaluation(options: EvalOptions, *, chat_model: Any = None, retry: Any =
     out.mkdir(parents=True, exist_ok=True)
     _check_settings(out, options)
     report = load_units(options)
-    units = report.units[: options.limit] if options.limit else report.units
+    units = chosen_units(report.units, every=options.every, limit=options.limit)
     done = {row["unit"] for row in read_unit_records(out)}
     todo = [unit for unit in units if unit.id not in done]
     load_info = {"skipped_records": len(report.skipped), "skipped": report.skipped[:50],

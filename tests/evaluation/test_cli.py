@@ -99,3 +99,18 @@ def test_skip_bad_is_reported(tmp_path, shared_data, locomo_small):
     assert "skipped 1 bad records" in result.output
     assert "Skipped 1 bad records" in (tmp_path / "out" / "results.md").read_text()
     assert json.loads((tmp_path / "out" / "results.json").read_text())["skipped_records"] == 1
+
+
+def test_every_samples_across_the_benchmark_and_is_checked(tmp_path, shared_data):
+    from graphmem.evaluation.runner import chosen_units
+    from graphmem.ingestion.benchmarks import load_prefeval
+
+    units = load_prefeval(shared_data / "prefeval", n_distractors=0, seed=0).units
+    sample = chosen_units(units, every=50)
+    assert len(sample) == len(range(0, len(units), 50))
+    assert len({u.id.split("/")[2] for u in sample}) >= 12  # spread over the 16 topics
+    assert chosen_units(units, every=50, limit=3) == sample[:3]
+    result = invoke("eval", "prefeval", "--data", str(shared_data / "prefeval"), "--out",
+                    str(tmp_path / "out"), "--every", "0")
+    assert result.exit_code != 0
+    assert "--every must be 1 or more, got 0" in result.output
