@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # LLM-free evaluation runs on the shared data (and the loaders' fixtures for the two sets
-# that are too large to keep here). Usage: benchmarks/run_all_evals.sh [OUT_ROOT] [PREFEVAL_LIMIT]
+# that are too large to keep here). Usage: benchmarks/run_all_evals.sh [OUT_ROOT] [PREFEVAL_300_EVERY]
+# PrefEval explicit runs in full at 10 distractor turns; at 300 every PREFEVAL_300_EVERY-th
+# item (default 25: 32 items over all 16 topics; 1 for the full run, about 30 s an item).
 # Each run is resumable: rerun the script after an interruption and finished units are kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs}
-PREFEVAL_LIMIT=${2:-10}
+PREFEVAL_300_EVERY=${2:-25}
 DATA=../shared/data
 export HF_HUB_OFFLINE=1
 timed() { local start=$SECONDS; "$@"; echo "wall time: $((SECONDS - start)) s" >&2; }
 
 timed graphmem eval locomo --data "$DATA/locomo" --out "$OUT/locomo" --skip-bad
-for n in 10 300; do
-  timed graphmem eval prefeval --data "$DATA/prefeval" --form explicit --distractors "$n" \
-    --seed 0 --limit "$PREFEVAL_LIMIT" --out "$OUT/prefeval-explicit-$n"
-done
+timed graphmem eval prefeval --data "$DATA/prefeval" --form explicit --distractors 10 \
+  --seed 0 --out "$OUT/prefeval-explicit-10"
+timed graphmem eval prefeval --data "$DATA/prefeval" --form explicit --distractors 300 \
+  --seed 0 --every "$PREFEVAL_300_EVERY" --out "$OUT/prefeval-explicit-300"
 timed graphmem eval longmemeval --data tests/ingestion/fixtures/longmemeval/longmemeval_s.json \
   --out "$OUT/longmemeval-fixture"
 timed graphmem eval personamem --data tests/ingestion/fixtures/personamem/questions_32k.csv \
