@@ -163,7 +163,7 @@ class MemoryGraph:
         from graphmem.ingestion.annotate import query_entities, without_spans
         from graphmem.ingestion.temporal_query import temporal_query
         from graphmem.retrieval.classify import classify_query
-        from graphmem.retrieval.pipeline import Query, salient_entities
+        from graphmem.retrieval.pipeline import Query, named_agents, salient_entities
 
         mentions = query_entities(query, view.resolver)
         salient = salient_entities(view, agent, [m.id for m in mentions])
@@ -173,8 +173,12 @@ class MemoryGraph:
         dense_text = without_spans(query, [(m.start, m.end) for m in mentions
                                            if m.id not in salient]) or query
         intent = temporal_query(query) if "time" in config.channels else None
+        subjects = (named_agents(query, {a: self.writer.agent_name(view.ns, a)
+                                         for a in view.agents()})
+                    if "speaker" in config.channels else [])
         return Query(text=query, vector=self.embedder.embed([dense_text])[0],
-                     entity_ids=salient, kind=classify_query(query), intent=intent)
+                     entity_ids=salient, kind=classify_query(query), intent=intent,
+                     subjects=subjects)
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""

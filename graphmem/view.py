@@ -208,6 +208,10 @@ class NamespaceView:
             self._owned_cache[agent] = cached
         return cached
 
+    def agents(self) -> list[str]:
+        """The agents that own at least one memory of the namespace."""
+        return [agent for agent, rows in self._owned.items() if rows]
+
     def owned_ids(self, agent: str) -> AbstractSet[str]:
         """Ids of the memories ``agent`` owns (forgotten ones included); read-only, and
         live: it follows the view as it syncs."""

@@ -180,11 +180,14 @@ class Writer:
                 f"{', '.join(unknown)}; register them first with register_agent()")
 
     def _speaker_name(self, deposit: Deposit) -> str:
-        key = (deposit.ns, deposit.agent)
+        return self.agent_name(deposit.ns, deposit.agent)
+
+    def agent_name(self, ns: str, agent: str) -> str:
+        """The name ``agent`` was registered with in ``ns`` (its id if none)."""
+        key = (ns, agent)
         if key not in self._names:
-            rows = self.store.read(self.queries["memory/agent_name"],
-                                   {"ns": deposit.ns, "id": deposit.agent})
-            self._names[key] = (rows[0]["name"] if rows and rows[0]["name"] else deposit.agent)
+            rows = self.store.read(self.queries["memory/agent_name"], {"ns": ns, "id": agent})
+            self._names[key] = (rows[0]["name"] if rows and rows[0]["name"] else agent)
         return self._names[key]
 
     # -- unmerge ------------------------------------------------------------------

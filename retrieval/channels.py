@@ -4,6 +4,7 @@
 - bm25: the in-process BM25 index of every wording a memory has.
 - graph: memories that mention the entities the question names, most entities first,
   then by similarity.
+- speaker: what the agents the question names said themselves, by similarity.
 - profile: for preference questions, the asker's own statements of a preference (see
   `retrieval.preferences`), by similarity.
 - time: for temporal questions, memories on the timelines (StoryArcs) of the named
@@ -72,6 +73,18 @@ def profile_ranking(view: NamespaceView, agent: str, owned: AbstractSet[str],
     stated = [mid for mid in preferences & owned
               if agent in view.records[mid].asserted_by and not view.records[mid].forgotten]
     return by_similarity(view, sorted(stated), qvec)[:depth]
+
+
+def speaker_ranking(view: NamespaceView, owned: AbstractSet[str], subjects: Sequence[str],
+                    qvec: np.ndarray, depth: int) -> list[str]:
+    """What the agents a question names said themselves, most similar first: a question
+    about someone is most often answered by their own words."""
+    if not subjects:
+        return []
+    wanted = set(subjects)
+    rows = [view.records[mid].row for mid in owned
+            if not wanted.isdisjoint(view.records[mid].asserted_by)]
+    return [mid for mid, _ in view.nearest(qvec, depth, np.asarray(sorted(rows), dtype=np.int64))]
 
 
 def graph_ranking(view: NamespaceView, owned: AbstractSet[str], entity_ids: Sequence[str],

@@ -14,12 +14,13 @@ the pool. `weights_for(config, query_class)` turns it into the weights for one q
 
 The per-kind weights were chosen on two LoCoMo conversations (conv-26, conv-30) and
 checked on the other six: BM25 carries most of the ranking, dense similarity half as
-much (as much for preferences, which are phrased in other words), the profile channel
-(the asker's own statements of taste, ranked among themselves) for preference
-questions only, time for temporal
-questions. The entity-graph channel lowered recall there at every weight tried, so it
-is off by default (weight 0); turn it on with ``weights``/``kind_weights``. Change them with `config.model_copy(update=...)` or
-`preset("HYBRID", rrf_k=30)`; the objects are frozen, treat their dicts as read-only.
+much (as much for preferences, which are phrased in other words), time for temporal
+questions, and the profile channel (the asker's own statements of taste, ranked among
+themselves) for preference questions only. The entity-graph and speaker channels
+lowered recall there at every weight tried, so they are off by default (weight 0);
+turn them on with ``weights``/``kind_weights``. Change settings with
+`config.model_copy(update=...)` or `preset("HYBRID", rrf_k=30)`; the objects are
+frozen, treat their dicts as read-only.
 """
 
 from __future__ import annotations
@@ -48,18 +49,25 @@ __all__ = [
     "weights_for",
 ]
 
-Channel = Literal["dense", "bm25", "graph", "time", "profile"]
-CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile")
+Channel = Literal["dense", "bm25", "graph", "time", "profile", "speaker"]
+CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "speaker")
 
+#: The speaker channel (what the people a question names said themselves) is off by
+#: default. On LoCoMo conv-26 and conv-30, weight 1.0 raised multi-hop recall_all@10 from
+#: 0.116 to 0.186 but dropped the adversarial category from 0.563 to 0.296 (those
+#: questions name the wrong person on purpose), and overall from 0.563 to 0.517; every
+#: weight tried (0.15-1.0) lowered the overall figure. Turn it on with ``kind_weights``.
+SPEAKER_WEIGHT = 0.0
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
-    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0},
-    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
-    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0},
-    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
-    QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0},
+    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0,
+                          "speaker": SPEAKER_WEIGHT},
 }
 _BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0,
-                                       "profile": 0.0}
+                                       "profile": 0.0, "speaker": 0.0}
 
 
 class RecallConfig(BaseModel):
@@ -182,7 +190,7 @@ def _describe(exc: ValidationError) -> str:
 
 
 HYBRID = RecallConfig()
-HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile"))
+HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile", "speaker"))
 HYBRID_RRF = RecallConfig(
     channels=("dense", "bm25"), weights={"dense": 1.0, "bm25": 1.0}, classify=False, expand_affiliated=False
 )

@@ -8,14 +8,16 @@ unranked rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms
 from graphmem.retrieval.channels import (TextIndex, by_similarity, dense_ranking,
-                                         graph_ranking, profile_ranking, time_ranking)
+                                         graph_ranking, profile_ranking, speaker_ranking,
+                                         time_ranking)
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.view import NamespaceView
@@ -95,6 +97,19 @@ class Query:
     entity_ids: list[str]
     kind: object  # retrieval.classify.QueryClass
     intent: object  # ingestion.temporal_query.TemporalIntent | None
+    subjects: list[str] = field(default_factory=list)  # agents the question names
+
+
+def named_agents(query: str, names: dict[str, str]) -> list[str]:
+    """The agents (id -> registered name) a question names, by id or by name."""
+    found = []
+    for agent, name in names.items():
+        for word in {agent, name}:
+            if len(word) > 1 and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query,
+                                           re.IGNORECASE):
+                found.append(agent)
+                break
+    return found
 
 
 def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
@@ -110,6 +125,8 @@ def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings[channel] = dense_ranking(view, agent, query.vector, depth)
         elif channel == "bm25":
             rankings[channel] = text_index.search(query.text, depth, owned)
+        elif channel == "speaker":
+            rankings[channel] = speaker_ranking(view, owned, query.subjects, query.vector, depth)
         elif channel == "profile":
             rankings[channel] = profile_ranking(view, agent, owned, text_index.preferences,
                                                 query.vector, depth)

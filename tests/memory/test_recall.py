@@ -98,3 +98,22 @@ def test_profile_channel_brings_the_askers_own_preference_to_a_recommendation(me
     assert hits[0].explain["weights"]["profile"] > 0
     factual = mem.recall("mo", "When does the bistro open?", k=5, explain=True)
     assert factual[0].explain["weights"]["profile"] == 0
+
+
+def test_speaker_channel_ranks_what_the_named_person_said_when_turned_on(mem):
+    from graphmem.retrieval.config import HYBRID
+
+    mem.register_agent("u1", name="Caroline")
+    mem.register_agent("u2", name="Melanie")
+    mem.remember("u2", "I signed up for a pottery class yesterday.", witnesses=["u1"])
+    mem.remember("u1", "My cousin signed up for a pottery class too.", witnesses=["u2"])
+    mem.remember("u1", "The weather was grey all week.", witnesses=["u2"])
+    on = HYBRID.model_copy(update={"kind_weights": {
+        kind: {**weights, "speaker": 1.0} for kind, weights in HYBRID.kind_weights.items()}})
+    hits = mem.recall("u1", "What class did Melanie sign up for?", k=3, config=on, explain=True)
+    ranked = [h for h in hits if "speaker" in h.channels]
+    assert ranked and ranked[0].text.startswith("Melanie") and ranked[0].channels["speaker"] == 1
+    assert all(h.channels.get("speaker") is None for h in hits if "cousin" in h.text)
+    default = mem.recall("u1", "What class did Melanie sign up for?", k=3, explain=True)
+    assert default[0].explain["weights"]["speaker"] == 0
+    assert all("speaker" not in h.channels for h in default)
