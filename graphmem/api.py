@@ -79,6 +79,13 @@ class MemoryGraph:
         self.query("memory/drop_namespace", {"ns": ns}, write=True)
         self.views.forget_namespace(ns)
 
+    def warm(self, ns: str = DEFAULT_NS) -> None:
+        """Read ``ns`` into this process's view and build its text index now, so that the
+        first recall costs what every later one does (after opening a store, or after a
+        bulk ingestion)."""
+        self.views.text_index(ns)
+        self.views.synced(ns)
+
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
         self.views.ensure_namespace(ns, strict=strict)
@@ -90,17 +97,20 @@ class MemoryGraph:
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS,
-                 via: str | None = None) -> RememberResult:
+                 via: str | None = None, context: str | None = None) -> RememberResult:
         """Deposit what ``agent`` remembers; equivalent memories are merged, not copied.
 
         ``witnesses`` were present and come to own the memory too; ``told_by`` is the
         agent it was learned from; ``at`` is when it happened (datetime, ISO text, a date
-        such as "8 May 2023", or epoch milliseconds). Applied in one transaction; returns
-        what happened to each atom.
+        such as "8 May 2023", or epoch milliseconds). ``context`` is what the deposit
+        answers or follows (the previous turn of a conversation): it is indexed for
+        search with the new memories ("I've had them for 3 years" is found by a question
+        about turtles) and never remembered as a statement. Applied in one transaction;
+        returns what happened to each atom.
         """
         return self.writer.remember(agent=agent, text=text, witnesses=tuple(witnesses),
                                     told_by=told_by, at=parse_at(at), place=place,
-                                    domain=domain, ns=ns, via=via)
+                                    domain=domain, ns=ns, via=via, context=context)
 
     def remember_many(self, deposits: Sequence[Mapping[str, Any]], *,
                       ns: str = DEFAULT_NS, batch: int = 256) -> list[RememberResult]:

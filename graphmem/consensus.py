@@ -246,6 +246,7 @@ def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending]
                  "props": {"text": p.text, "variants": p.variants, "asserted_by": p.asserted_by,
                            "kind": "episodic", "t": p.t, "recorded_at": now_ms,
                            "place": deposit.place, "domain": deposit.domain,
+                           "context": deposit.context or None,
                            "forgotten": False, "pinned": False, **(p.span or {})}}
                 for p in new],
         **_entity_params(pending, view),

@@ -43,6 +43,9 @@ class Deposit(BaseModel):
     domain: str | None = None
     ns: str = Field(default=DEFAULT_NS, min_length=1, max_length=200)
     via: Via | None = None
+    #: what the deposit answers or follows (the previous turn of a conversation): indexed
+    #: for search with the deposit's statements, never remembered as one
+    context: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
 
     @field_validator("text")
     @classmethod

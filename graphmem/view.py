@@ -40,6 +40,7 @@ class MemoryRecord:
     variants: list[str] = field(default_factory=list)
     forgotten: bool = False
     mentions: set[str] = field(default_factory=set)  # entity ids
+    context: str | None = None  # what the first deposit answered (indexed, not the text)
 
 
 Listener = Callable[[MemoryRecord], None]
@@ -121,6 +122,7 @@ class NamespaceView:
         record.asserted_by = list(row.get("asserted_by") or [])
         record.variants = list(row.get("variants") or [record.text])
         record.forgotten = bool(row.get("forgotten"))
+        record.context = row.get("context")
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         for agent in owners.keys() - record.owners.keys():
             self._owned.setdefault(agent, []).append(record.row)

@@ -26,7 +26,8 @@ from graphmem.view import MemoryRecord, NamespaceView, one_blas_thread
 
 class TextIndex:
     """The text indexes that follow a namespace view: BM25 over every variant of a
-    memory, and the memories that state a preference (`preferences`)."""
+    memory and the context it was deposited in, and the memories that state a
+    preference (`preferences`)."""
 
     def __init__(self, view: NamespaceView) -> None:
         self.index = BM25Index()
@@ -36,12 +37,13 @@ class TextIndex:
 
     def _update(self, record: MemoryRecord) -> None:
         words = tuple(record.variants or [record.text])
-        if self._indexed.get(record.id) == words:
+        indexed = words + ((record.context,) if record.context else ())
+        if self._indexed.get(record.id) == indexed:
             return
         if record.id in self._indexed:
             self.index.remove(record.id)
-        self.index.add(record.id, " ".join(words))
-        self._indexed[record.id] = words
+        self.index.add(record.id, " ".join(indexed))
+        self._indexed[record.id] = indexed
         if any(states_preference(w) for w in words):
             self.preferences.add(record.id)
         else:

@@ -12,5 +12,6 @@ WITH m, owners, vias, affiliated, collect(DISTINCT c.id) AS conflicts
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
+       m.context AS context,
        m.forgotten AS forgotten, owners, vias, affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions

@@ -30,14 +30,17 @@ def _emit(rows, as_json: bool) -> None:
 @click.option("--at", default=None, help="When it happened: ISO time, a date, or epoch ms.")
 @click.option("--place", default=None, help="Where it happened.")
 @click.option("--domain", default=None, help="Topic domain (for trust).")
+@click.option("--context", default=None,
+              help="What TEXT answers or follows (e.g. the previous turn): indexed, not remembered.")
 @ns_option
 @json_option
 @click.pass_context
-def remember(ctx, agent, text, witnesses, told_by, at, place, domain, ns, as_json) -> None:
+def remember(ctx, agent, text, witnesses, told_by, at, place, domain, context, ns,
+             as_json) -> None:
     """Deposit TEXT as remembered by AGENT; equivalent memories merge, owners unite."""
     with open_graph(ctx) as g:
         result = g.remember(agent, text, witnesses=witnesses, told_by=told_by, at=at,
-                            place=place, domain=domain, ns=ns)
+                            place=place, domain=domain, ns=ns, context=context)
     rows = [a.model_dump() for a in result.atoms]
     _emit(rows if as_json else [{"action": r["action"], "memory": r["memory_id"],
                                  "text": r["text"], "contradicts": r["contradicts"]}

@@ -2,7 +2,8 @@
 
 Every turn is deposited with ``MemoryGraph.remember`` by its speaker, with every other
 agent of the unit as a witness (so both LoCoMo speakers, or PrefEval's user and assistant,
-own what was said in front of them), at the turn's time. The memory ids each turn's
+own what was said in front of them), at the turn's time, with the turn before it in the
+same session as its ``context`` (indexed for search, not remembered). The memory ids each turn's
 `RememberResult` returned are kept: `TurnMap` inverts them, so a recalled memory stands
 for every turn that produced it.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graphmem.ingestion.benchmarks.model import Turn, Unit
@@ -58,6 +59,16 @@ def agent_kind(benchmark: str, agent: str) -> str:
     return _KINDS.get(agent, "human")
 
 
+def previous_turns(turns: Sequence[Turn]) -> dict[str, str]:
+    """Turn id -> the text of the turn before it in the same session (what it answers)."""
+    out, before = {}, None
+    for turn in turns:
+        if before is not None and before.session == turn.session and before.text.strip():
+            out[turn.id] = before.text
+        before = turn
+    return out
+
+
 def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] | None = None,
                 batch: int = 128) -> tuple[TurnMap, int]:
     """Register the unit's agents and deposit every turn; returns (TurnMap, empty turns).
@@ -75,10 +86,12 @@ def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] |
     for turn in unit.turns:
         if not turn.text.strip():
             turn_map.add(turn, ())
+    previous = previous_turns(unit.turns)
     for start in range(0, len(kept), batch):
         chunk = kept[start:start + batch]
         deposits = [{"agent": turn.speaker, "text": turn.text, "at": turn.at,
-                     "witnesses": [a for a in speakers if a != turn.speaker]} for turn in chunk]
+                     "witnesses": [a for a in speakers if a != turn.speaker],
+                     "context": previous.get(turn.id)} for turn in chunk]
         for turn, result in zip(chunk, graph.remember_many(deposits, ns=ns, batch=batch)):
             turn_map.add(turn, result.memory_ids)
         if progress:

@@ -191,6 +191,7 @@ def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Pat
     with MemoryGraph.open(data_dir=store_dir) as graph:
         with _bar(len(unit.turns), f"ingest {unit.id}", options.progress) as bar:
             turn_map, empty = ingest_unit(graph, unit, ns, progress=bar.update)
+        graph.warm(ns)  # the text index is built before the first question is timed
         systems = [GraphmemSystem(graph, ns, turn_map, config=config),
                    *build_baselines(unit, turn_map, embedder, baselines)]
         before = memory_state(graph, ns)

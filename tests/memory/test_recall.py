@@ -117,3 +117,37 @@ def test_speaker_channel_ranks_what_the_named_person_said_when_turned_on(mem):
     default = mem.recall("u1", "What class did Melanie sign up for?", k=3, explain=True)
     assert default[0].explain["weights"]["speaker"] == 0
     assert all("speaker" not in h.channels for h in default)
+
+
+def test_context_finds_a_reply_by_what_it_answers_and_is_not_remembered(mem):
+    """'I've had them for three years' names nothing; the question it answers does."""
+    mem.remember("nate", "The weather turned cold overnight.", witnesses=["jo"])
+    mem.remember("nate", "I've had them for three years now.", witnesses=["jo"],
+                 context="How long have you had your turtles?")
+    hits = mem.recall("jo", "turtles", k=5, explain=True)
+    assert hits and "three years" in hits[0].text and hits[0].channels.get("bm25") == 1
+    assert "turtles" not in hits[0].text
+    stored = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.text AS text, m.variants AS v, "
+                        "m.context AS context", {"id": hits[0].memory_id})[0]
+    assert "turtles" not in stored["text"] and not any("turtles" in v for v in stored["v"])
+    assert stored["context"] == "How long have you had your turtles?"
+
+
+def test_an_oversized_context_is_refused_and_nothing_is_written(mem):
+    before = mem.stats()["entries"]
+    with pytest.raises(InvalidInput, match="context"):
+        mem.remember("nate", "A short statement.", context="x" * 20_001)
+    assert mem.stats()["entries"] == before
+
+
+def test_warm_builds_the_view_and_text_index_before_the_first_recall(tmp_path, embedder):
+    from graphmem import MemoryGraph
+
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.remember("ana", "Ana keeps the spare key under the blue flowerpot.")
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        assert "default" not in g.views._text_indexes
+        g.warm()
+        index = g.views._text_indexes["default"]
+        assert len(index.index.search("flowerpot", 5)) == 1
+        assert g.recall("ana", "flowerpot", k=1)[0].text.startswith("Ana keeps")
