@@ -104,6 +104,9 @@ _CUES: tuple[tuple[QueryKind, str, str, float], ...] = (
     (QueryKind.PREFERENCE, "taste", r"\b(fond|fan|keen)\s+of\b|\b(into|passionate about|interested in|interests?|hobby|hobbies|passions?)\b", 2.0),
     (QueryKind.PREFERENCE, "dislike", r"\b(dislikes?|hates?|hated|can'?t stand|avoids?|allergic)\b", 2.0),
     (QueryKind.PREFERENCE, "recommend", r"\b(recommend|recommendations?|suggest|suggestions?|advice|should\s+(i|we)\s+(try|get|buy|watch|read|go|eat|visit))\b", 2.5),
+    # a request for advice for the asker ("the best way for me to ...", "any tips?"):
+    # what the asker likes and avoids decides the answer
+    (QueryKind.PREFERENCE, "advice-for-me", r"\b(best\s+way|best\s+option|tips?|ideas?|how\s+(can|should|do)\s+i|help\s+me|for\s+me|should\s+i)\b", 2.5),
     (QueryKind.PREFERENCE, "wish", r"\b(want|wants|wish|wishes|hope|hopes|dream|dreams|would\s+like)\s+to\b", 1.5),
     (QueryKind.MULTI_HOP, "both", r"\bboth\b", 2.5),
     (QueryKind.MULTI_HOP, "in-common", r"\b(in\s+common|similar|similarit(y|ies)|the\s+same\s+as)\b", 2.5),
