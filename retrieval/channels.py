@@ -60,9 +60,11 @@ def dense_ranking(view: NamespaceView, agent: str, qvec: np.ndarray, depth: int)
 
 
 def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:
-    """``ids`` ordered by cosine similarity to the query, best first."""
+    """``ids`` ordered by cosine similarity to the query, best first; equal scores in the
+    order the memories were stored (never the order of a set, which varies by process)."""
     if not ids:
         return []
+    ids = sorted(ids, key=lambda mid: view.records[mid].row)
     with one_blas_thread():
         scores = np.stack([view.vector(i) for i in ids]) @ qvec
     order = np.argsort(-scores, kind="stable")
@@ -74,7 +76,7 @@ def profile_ranking(view: NamespaceView, agent: str, owned: AbstractSet[str],
     """What ``agent`` said of its own tastes and constraints, most similar first."""
     stated = [mid for mid in preferences & owned
               if agent in view.records[mid].asserted_by and not view.records[mid].forgotten]
-    return by_similarity(view, sorted(stated), qvec)[:depth]
+    return by_similarity(view, stated, qvec)[:depth]
 
 
 def speaker_ranking(view: NamespaceView, owned: AbstractSet[str], subjects: Sequence[str],
