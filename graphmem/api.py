@@ -183,9 +183,11 @@ class MemoryGraph:
         dense_text = without_spans(query, [(m.start, m.end) for m in mentions
                                            if m.id not in salient]) or query
         intent = temporal_query(query) if "time" in config.channels else None
+        speaker_on = "speaker" in config.channels and (
+            config.weights.get("speaker", 0) > 0
+            or any(w.get("speaker", 0) > 0 for w in config.kind_weights.values()))
         subjects = (named_agents(query, {a: self.writer.agent_name(view.ns, a)
-                                         for a in view.agents()})
-                    if "speaker" in config.channels else [])
+                                         for a in view.agents()}) if speaker_on else [])
         return Query(text=query, vector=self.embedder.embed([dense_text])[0],
                      entity_ids=salient, kind=classify_query(query), intent=intent,
                      subjects=subjects)
