@@ -12,8 +12,9 @@ rank, then to the smaller id, so the fused order never depends on dict order.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphmem.errors import InvalidInput
 
@@ -40,8 +41,11 @@ def fuse_rankings(
     *,
     k: int = 60,
     limit: int | None = None,
+    tie_break: Callable[[str], Any] | None = None,
 ) -> list[FusedHit]:
     """Fuse ranked id lists by weighted RRF; best first, at most `limit` hits.
+
+    Equal scores go by best rank, then by ``tie_break(id)`` (default: the id itself).
 
     `rankings` maps a channel name to its ids, best first. `weights` maps channel names
     to non-negative finite weights (absent channels weigh 1.0; names that rank nothing
@@ -60,7 +64,8 @@ def fuse_rankings(
             scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
             ranks.setdefault(doc_id, {})[channel] = rank
     hits = [FusedHit(doc_id, score, ranks[doc_id]) for doc_id, score in scores.items()]
-    hits.sort(key=lambda hit: (-hit.score, hit.best_rank, hit.id))
+    last = tie_break or (lambda doc_id: doc_id)
+    hits.sort(key=lambda hit: (-hit.score, hit.best_rank, last(hit.id)))
     return hits if limit is None else hits[:limit]
 
 

@@ -138,19 +138,16 @@ def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     return rankings
 
 
-def _stable(view: NamespaceView, fused: list) -> list:
-    """Fused hits with ties broken by storage order, not by the (random) memory ids, so
-    the same deposits give the same ranking in every process."""
-    return sorted(fused, key=lambda hit: (-hit.score, hit.best_rank, view.records[hit.id].row))
-
-
 def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
                  config: RecallConfig, *, k: int,
                  amplification: Amplification | None = None) -> list[Hit]:
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
     weights = weights_for(config, query.kind if config.classify else None)
     rankings = run_channels(view, text_index, agent, query, config, weights)
-    fused = _stable(view, fuse_rankings(rankings, weights, k=config.rrf_k))
+    # ties go by storage order, not by the random memory ids: the same deposits rank
+    # the same in every process
+    stored = lambda mid: view.records[mid].row  # noqa: E731
+    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
     pool = [hit.id for hit in fused[:k]]
     extra: list[str] = []
     if config.expand_affiliated and config.affiliated_weight > 0 and pool:
@@ -158,7 +155,10 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            fused = _stable(view, fuse_rankings(rankings, weights, k=config.rrf_k))
+            # ties go by storage order, not by the random memory ids: the same deposits rank
+    # the same in every process
+    stored = lambda mid: view.records[mid].row  # noqa: E731
+    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
     hits = [to_hit(view, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))
