@@ -16,9 +16,10 @@ The per-kind weights were chosen on two LoCoMo conversations (conv-26, conv-30) 
 checked on the other six: BM25 carries most of the ranking, dense similarity half as
 much (as much for preferences, which are phrased in other words), time for temporal
 questions, and the profile channel (the asker's own statements of taste, ranked among
-themselves) for preference questions only. The entity-graph and speaker channels
-lowered recall there at every weight tried, so they are off by default (weight 0);
-turn them on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
+themselves) for preference questions only, and the speaker channel (what the people
+a question names said themselves) for multi-hop questions only. The entity-graph
+channel lowered recall there at every weight tried, so it is off by default (weight 0);
+turn it on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
 weight 0.1: once replies carry the turn they answer as context (see
 ``MemoryGraph.remember``), weight 0.5 cost recall on conv-26/30 (0.692 at 0.1 against
 0.666 at 0.5) and on the other six (0.678 against 0.667). Change settings with
@@ -55,19 +56,23 @@ __all__ = [
 Channel = Literal["dense", "bm25", "graph", "time", "profile", "speaker"]
 CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "speaker")
 
-#: The speaker channel (what the people a question names said themselves) is off by
-#: default. On LoCoMo conv-26 and conv-30, weight 1.0 raised multi-hop recall_all@10 from
-#: 0.116 to 0.186 but dropped the adversarial category from 0.563 to 0.296 (those
-#: questions name the wrong person on purpose), and overall from 0.563 to 0.517; every
-#: weight tried (0.15-1.0) lowered the overall figure. Turn it on with ``kind_weights``.
+#: The speaker channel (what the people a question names said themselves) counts for
+#: multi-hop questions only. Weight 1.0 for every kind raised multi-hop recall_all@10 on
+#: LoCoMo conv-26/30 from 0.116 to 0.186 but dropped the adversarial category from 0.563
+#: to 0.296 (those questions name the wrong person on purpose), and every weight tried
+#: for every kind lowered the overall figure. For multi-hop questions alone (lists, "both",
+#: comparisons: a person's things are gathered from their own words) weight 1.0 left
+#: conv-26/30 overall at 0.735 and raised multi-hop there from 0.163 to 0.186; on the other
+#: six, overall 0.711 -> 0.716 and multi-hop 0.169 -> 0.215.
 SPEAKER_WEIGHT = 0.0
+MULTI_HOP_SPEAKER_WEIGHT = 1.0
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
     QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
     QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0, "speaker": SPEAKER_WEIGHT},
     QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
     QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0,
-                          "speaker": SPEAKER_WEIGHT},
+                          "speaker": MULTI_HOP_SPEAKER_WEIGHT},
 }
 _BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0,
                                        "profile": 0.0, "speaker": 0.0}

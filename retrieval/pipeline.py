@@ -155,10 +155,7 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            # ties go by storage order, not by the random memory ids: the same deposits rank
-    # the same in every process
-    stored = lambda mid: view.records[mid].row  # noqa: E731
-    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
+            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
     hits = [to_hit(view, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))

@@ -9,9 +9,11 @@ import pytest
 
 from graphmem.errors import InvalidInput
 from graphmem.evaluation import runner
-from graphmem.evaluation.ingest import ingest_unit, namespace_for
+from graphmem.evaluation.ingest import CONTEXT_TURNS, ingest_unit, namespace_for, previous_turns
 from graphmem.evaluation.runner import EvalOptions, run_evaluation
 from graphmem.ingestion.benchmarks import load_locomo
+from graphmem.ingestion.benchmarks.model import Turn
+from graphmem.models import MAX_TEXT_CHARS
 
 from .conftest import LONGMEMEVAL, PERSONAMEM
 
@@ -157,3 +159,31 @@ def test_a_write_while_asking_breaks_the_protocol(locomo_small, tmp_path, monkey
     with pytest.raises(StoreError, match="memory changed while questions were asked"):
         run_evaluation(options)
     assert not (tmp_path / "r" / "units.jsonl").exists()  # nothing recorded for that unit
+
+
+def _turn(tid: str, session: str, text: str) -> Turn:
+    return Turn(id=tid, speaker="a", text=text, at=None, session=session)
+
+
+def test_context_is_the_turns_before_in_the_same_session():
+    turns = [_turn("1", "s1", "I took the kids to the museum."),
+             _turn("2", "s1", "What were they stoked about?"),
+             _turn("3", "s1", "   "),
+             _turn("4", "s1", "The dinosaurs!"),
+             _turn("5", "s2", "Hi again.")]
+    context = previous_turns(turns)
+    assert CONTEXT_TURNS == 2
+    assert "1" not in context and "5" not in context  # a session's first turn has none
+    assert context["2"] == "I took the kids to the museum."
+    # blank turns are passed over; the window keeps the newest, oldest first
+    assert context["4"] == "I took the kids to the museum. What were they stoked about?"
+    assert previous_turns(turns, window=1)["4"] == "What were they stoked about?"
+    with pytest.raises(ValueError, match="at least 1"):
+        previous_turns(turns, window=0)
+
+
+def test_a_long_context_keeps_its_end():
+    turns = [_turn("1", "s", "x" * MAX_TEXT_CHARS), _turn("2", "s", "newest words"),
+             _turn("3", "s", "reply")]
+    context = previous_turns(turns)["3"]
+    assert len(context) == MAX_TEXT_CHARS and context.endswith("newest words")

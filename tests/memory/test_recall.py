@@ -100,7 +100,7 @@ def test_profile_channel_brings_the_askers_own_preference_to_a_recommendation(me
     assert factual[0].explain["weights"]["profile"] == 0
 
 
-def test_speaker_channel_ranks_what_the_named_person_said_when_turned_on(mem):
+def test_speaker_channel_ranks_what_the_named_person_said(mem):
     from graphmem.retrieval.config import HYBRID
 
     mem.register_agent("u1", name="Caroline")
@@ -114,9 +114,15 @@ def test_speaker_channel_ranks_what_the_named_person_said_when_turned_on(mem):
     ranked = [h for h in hits if "speaker" in h.channels]
     assert ranked and ranked[0].text.startswith("Melanie") and ranked[0].channels["speaker"] == 1
     assert all(h.channels.get("speaker") is None for h in hits if "cousin" in h.text)
+    # by default only multi-hop questions (lists, "both", comparisons) count the speaker
     default = mem.recall("u1", "What class did Melanie sign up for?", k=3, explain=True)
+    assert default[0].explain["kind"] != "multi_hop"
     assert default[0].explain["weights"]["speaker"] == 0
     assert all("speaker" not in h.channels for h in default)
+    listing = mem.recall("u1", "What activities has Melanie signed up for?", k=3, explain=True)
+    assert listing[0].explain["kind"] == "multi_hop"
+    assert listing[0].explain["weights"]["speaker"] > 0
+    assert listing[0].text.startswith("Melanie") and listing[0].channels["speaker"] == 1
 
 
 def test_context_finds_a_reply_by_what_it_answers_and_is_not_remembered(mem):
