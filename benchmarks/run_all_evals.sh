@@ -12,7 +12,9 @@ DATA=../shared/data
 export HF_HUB_OFFLINE=1
 timed() { local start=$SECONDS; "$@"; echo "wall time: $((SECONDS - start)) s" >&2; }
 
+mkdir -p "$OUT"
 timed graphmem eval locomo --data "$DATA/locomo" --out "$OUT/locomo" --skip-bad
+timed python benchmarks/locomo_ablation.py --data "$DATA/locomo" --split > "$OUT/locomo-ablation.md"
 timed graphmem eval prefeval --data "$DATA/prefeval" --form explicit --distractors 10 \
   --seed 0 --out "$OUT/prefeval-explicit-10"
 timed graphmem eval prefeval --data "$DATA/prefeval" --form explicit --distractors 300 \
