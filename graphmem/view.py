@@ -78,6 +78,8 @@ class NamespaceView:
         self._owned: dict[str, list[int]] = {}
         self._owned_cache: dict[str, np.ndarray] = {}
         self._owned_ids: dict[str, set[str]] = {}  # kept in step, never rebuilt
+        self._asserted: dict[str, list[int]] = {}  # agent -> rows of what it asserted
+        self._asserted_cache: dict[str, np.ndarray] = {}
         self._listeners: list[Listener] = []
         # (agent, place) -> (t, memory id) of the agent's latest memory at that place
         self._latest_at_place: dict[tuple[str, str], tuple[int, str]] = {}
@@ -119,7 +121,14 @@ class NamespaceView:
         record.seq = int(row["seq"])
         record.t = row.get("t")
         record.place = row.get("place")
-        record.asserted_by = list(row.get("asserted_by") or [])
+        asserted_by = list(row.get("asserted_by") or [])
+        for agent in set(asserted_by) - set(record.asserted_by):
+            self._asserted.setdefault(agent, []).append(record.row)
+            self._asserted_cache.pop(agent, None)
+        for agent in set(record.asserted_by) - set(asserted_by):
+            self._asserted[agent].remove(record.row)
+            self._asserted_cache.pop(agent, None)
+        record.asserted_by = asserted_by
         record.variants = list(row.get("variants") or [record.text])
         record.forgotten = bool(row.get("forgotten"))
         record.context = row.get("context")
@@ -208,6 +217,14 @@ class NamespaceView:
         if cached is None:
             cached = np.asarray(sorted(self._owned.get(agent, [])), dtype=np.int64)
             self._owned_cache[agent] = cached
+        return cached
+
+    def asserted_rows(self, agent: str) -> np.ndarray:
+        """Rows of the memories ``agent`` asserted itself, sorted."""
+        cached = self._asserted_cache.get(agent)
+        if cached is None:
+            cached = np.asarray(sorted(self._asserted.get(agent, [])), dtype=np.int64)
+            self._asserted_cache[agent] = cached
         return cached
 
     def agents(self) -> list[str]:

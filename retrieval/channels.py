@@ -79,16 +79,15 @@ def profile_ranking(view: NamespaceView, agent: str, owned: AbstractSet[str],
     return by_similarity(view, stated, qvec)[:depth]
 
 
-def speaker_ranking(view: NamespaceView, owned: AbstractSet[str], subjects: Sequence[str],
+def speaker_ranking(view: NamespaceView, agent: str, subjects: Sequence[str],
                     qvec: np.ndarray, depth: int) -> list[str]:
-    """What the agents a question names said themselves, most similar first: a question
-    about someone is most often answered by their own words."""
+    """What the agents a question names said themselves, among what ``agent`` owns, most
+    similar first: a question about someone is most often answered by their own words."""
     if not subjects:
         return []
-    wanted = set(subjects)
-    rows = [view.records[mid].row for mid in owned
-            if not wanted.isdisjoint(view.records[mid].asserted_by)]
-    return [mid for mid, _ in view.nearest(qvec, depth, np.asarray(sorted(rows), dtype=np.int64))]
+    said = np.unique(np.concatenate([view.asserted_rows(s) for s in subjects]))
+    rows = np.intersect1d(view.owned_rows(agent), said, assume_unique=True)
+    return [mid for mid, _ in view.nearest(qvec, depth, rows)]
 
 
 def graph_ranking(view: NamespaceView, owned: AbstractSet[str], entity_ids: Sequence[str],

@@ -126,7 +126,7 @@ def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: 
         elif channel == "bm25":
             rankings[channel] = text_index.search(query.text, depth, owned)
         elif channel == "speaker":
-            rankings[channel] = speaker_ranking(view, owned, query.subjects, query.vector, depth)
+            rankings[channel] = speaker_ranking(view, agent, query.subjects, query.vector, depth)
         elif channel == "profile":
             rankings[channel] = profile_ranking(view, agent, owned, text_index.preferences,
                                                 query.vector, depth)

@@ -65,3 +65,22 @@ def test_owner_sets_follow_a_merge_and_an_unmerge():
     assert set(view.owned_ids("b")) == set()
     assert view.nearest(vector, 1, view.owned_rows("b")) == []
     assert "m1" in view.owned_ids("a")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.sets(st.sampled_from("abc"))), min_size=1,
+                max_size=40))
+def test_asserted_rows_follow_every_change_of_asserted_by(changes):
+    """After any sequence of upserts, each agent's asserted rows are exactly the memories
+    whose latest asserted_by names it (a merge adds an asserter, an unmerge removes one)."""
+    rng = np.random.default_rng(1)
+    vectors = _unit(rng, 8)
+    view = NamespaceView("test")
+    latest: dict[str, set[str]] = {}
+    for seq, (i, asserters) in enumerate(changes, start=1):
+        row = _row(f"m{i}", vectors[i], ["a", "b", "c"], seq=seq)
+        view.upsert({**row, "asserted_by": sorted(asserters)})
+        latest[f"m{i}"] = asserters
+    for agent in "abc":
+        expected = sorted(view.records[m].row for m, who in latest.items() if agent in who)
+        assert view.asserted_rows(agent).tolist() == expected
