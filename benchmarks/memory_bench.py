@@ -5,8 +5,9 @@
 The store is filled by a bulk load of generated statements with real embeddings (a
 fill through ``remember`` would take hours at 100k); then ``remember`` (embedding
 included, the deterministic judge, no LLM) and ``recall`` are timed on new statements,
-half of them re-wordings of stored ones so that merges happen. Baselines measured in the
-same run: embedding one sentence alone, and a ``RETURN 1`` round trip.
+half of them re-wordings of stored ones so that merges happen; recall is timed on a
+factual question and on a list question naming an agent (multi-hop: the speaker channel
+runs as well). Baselines measured in the same run: embedding one sentence alone, and a ``RETURN 1`` round trip.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int) -> dict:
         sync_s = time.perf_counter() - t
         stored = [r["text"] for r in g.cypher(
             "MATCH (m:Memory {ns: $ns}) RETURN m.text AS text LIMIT 500", {"ns": ns})]
-        embed_ms, ping_ms, remember_ms, recall_ms = [], [], [], []
+        embed_ms, ping_ms, remember_ms, recall_ms, listing_ms = [], [], [], [], []
         merged = 0
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
@@ -110,8 +111,14 @@ def measure(size: int, ops: int, data_dir: Path, seed: int) -> dict:
             t = time.perf_counter()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             recall_ms.append((time.perf_counter() - t) * 1000)
+            # a list question about one agent: multi-hop, so the speaker channel runs too
+            query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
+            t = time.perf_counter()
+            g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
+            listing_ms.append((time.perf_counter() - t) * 1000)
     summary = {name: {"p50": round(percentile(v, 0.5), 2), "p95": round(percentile(v, 0.95), 2)}
                for name, v in (("remember", remember_ms), ("recall", recall_ms),
+                               ("recall, a list question naming an agent", listing_ms),
                                ("embed_one (baseline)", embed_ms), ("RETURN 1 (baseline)", ping_ms))}
     return {"memories": size, "ops": ops, "merged": merged, "fill_s": round(fill_s, 1),
             "view_sync_s": round(sync_s, 2), "latency_ms": summary,
