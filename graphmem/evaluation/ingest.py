@@ -4,8 +4,8 @@ Every turn is deposited with ``MemoryGraph.remember`` by its speaker, with every
 agent of the unit as a witness (so both LoCoMo speakers, or PrefEval's user and assistant,
 own what was said in front of them), at the turn's time, with the `CONTEXT_TURNS` turns
 before it in the same session as its ``context`` (indexed for search, not remembered).
-The memory ids each turn's `RememberResult` returned are kept: `TurnMap` inverts them, so a recalled memory stands
-for every turn that produced it.
+The memory ids each turn's `RememberResult` returned are kept: `TurnMap` inverts them,
+so a recalled memory stands for every turn that produced it.
 
 Embedding the atoms one deposit at a time is most of the cost of ingestion, so turns go
 through ``remember_many``, which embeds a batch's statements together and then remembers
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from graphmem.ingestion.benchmarks.model import Turn, Unit
 from graphmem.models import MAX_TEXT_CHARS
 
-__all__ = ["CONTEXT_TURNS", "TurnMap", "agent_kind", "ingest_unit", "namespace_for", "previous_turns"]
+__all__ = ["CONTEXT_TURNS", "TurnMap", "agent_kind", "ingest_unit", "namespace_for",
+           "previous_turns"]
 
 _NS_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _KINDS = {"assistant": "ai", "system": "service"}
