@@ -212,20 +212,12 @@ class NamespaceView:
         return self._latest_at_place.get((agent, place))
 
     def owned_rows(self, agent: str) -> np.ndarray:
-        """Rows of the memories ``agent`` owns (forgotten ones included)."""
-        cached = self._owned_cache.get(agent)
-        if cached is None:
-            cached = np.asarray(sorted(self._owned.get(agent, [])), dtype=np.int64)
-            self._owned_cache[agent] = cached
-        return cached
+        """Rows of the memories ``agent`` owns (forgotten ones included), sorted."""
+        return _sorted_rows(self._owned, self._owned_cache, agent)
 
     def asserted_rows(self, agent: str) -> np.ndarray:
         """Rows of the memories ``agent`` asserted itself, sorted."""
-        cached = self._asserted_cache.get(agent)
-        if cached is None:
-            cached = np.asarray(sorted(self._asserted.get(agent, [])), dtype=np.int64)
-            self._asserted_cache[agent] = cached
-        return cached
+        return _sorted_rows(self._asserted, self._asserted_cache, agent)
 
     def agents(self) -> list[str]:
         """The agents that own at least one memory of the namespace."""
@@ -290,3 +282,12 @@ def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     grown = np.zeros((2 * len(matrix), matrix.shape[1]), dtype=matrix.dtype)
     grown[:n] = matrix[:n]
     return grown
+
+
+def _sorted_rows(rows: dict[str, list[int]], cache: dict[str, np.ndarray], agent: str) -> np.ndarray:
+    """``rows[agent]`` as a sorted array, built once until the owner of ``cache`` drops it."""
+    cached = cache.get(agent)
+    if cached is None:
+        cached = np.asarray(sorted(rows.get(agent, [])), dtype=np.int64)
+        cache[agent] = cached
+    return cached
