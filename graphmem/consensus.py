@@ -242,13 +242,16 @@ def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending]
                     "t": t, "recorded_at": now_ms, "place": deposit.place,
                     "domain": deposit.domain, "witnesses": list(deposit.witnesses),
                     "told_by": deposit.told_by},
+        # pos: the memory's place among the deposit's new ones, so that every reader
+        # stores them in the order they were written
         "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],
                  "props": {"text": p.text, "variants": p.variants, "asserted_by": p.asserted_by,
+                           "pos": pos,
                            "kind": "episodic", "t": p.t, "recorded_at": now_ms,
                            "place": deposit.place, "domain": deposit.domain,
                            "context": deposit.context or None,
                            "forgotten": False, "pinned": False, **(p.span or {})}}
-                for p in new],
+                for pos, p in enumerate(new)],
         **_entity_params(pending, view),
         "updates": [{"id": p.id, "text": p.text, "variants": p.variants,
                      "asserted_by": p.asserted_by}

@@ -1,6 +1,7 @@
 // Every memory of a namespace written after sequence $since, with its owners,
 // affiliated neighbours, contradictions and mentioned entities: what the in-process
-// view needs to catch up.
+// view needs to catch up. In the order they were written (a deposit's new memories
+// share its seq and are told apart by pos), so that every reader numbers them alike.
 MATCH (m:Memory {ns: $ns})
 WHERE m.seq > $since
 OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
@@ -13,5 +14,6 @@ OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
        m.context AS context,
-       m.forgotten AS forgotten, owners, vias, affiliated, conflicts,
+       m.forgotten AS forgotten, m.pos AS pos, owners, vias, affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
+ORDER BY seq, pos

@@ -186,3 +186,23 @@ def test_the_same_deposits_rank_the_same_in_every_process(tmp_path):
         outputs.append(done.stdout.strip().splitlines()[-1])
     assert outputs[0] == outputs[1]
     assert len(outputs[0].split("|")) == 6
+
+
+def test_a_deposits_memories_are_numbered_in_the_order_written(tmp_path, embedder):
+    """Storage order breaks ties, so it must not depend on how the store happens to return
+    a deposit's memories: the writer's view and a fresh reader number them as written."""
+    from graphmem import MemoryGraph
+    from graphmem.view import NamespaceView
+
+    for run in range(3):  # a random order of 4 would pass three fresh stores 1 in 13824
+        with MemoryGraph.open(data_dir=tmp_path / str(run), embedder=embedder) as g:
+            result = g.remember("ana", "Ana painted the hull. Then she mended a torn sail. "
+                                       "She sold three crates of apples at noon. Later the "
+                                       "gulls were fed.", witnesses=["ben"])
+            written = [a.memory_id for a in result.atoms if a.action == "created"]
+            assert len(written) == 4
+            mine = g.views.synced("default")
+            fresh = NamespaceView("default")
+            fresh.sync(g.store, g.queries, mine.version)
+            for view in (mine, fresh):
+                assert sorted(written, key=lambda m: view.records[m].row) == written
