@@ -7,7 +7,8 @@ fill through ``remember`` would take hours at 100k); then ``remember`` (embeddin
 included, the deterministic judge, no LLM) and ``recall`` are timed on new statements,
 half of them re-wordings of stored ones so that merges happen; recall is timed on a
 factual question and on a list question naming an agent (multi-hop: the speaker channel
-runs as well). Baselines measured in the same run: embedding one sentence alone, and a ``RETURN 1`` round trip.
+runs as well). Baselines measured in the same run: embedding one sentence alone, and a
+``RETURN 1`` round trip.
 """
 
 from __future__ import annotations

@@ -174,6 +174,7 @@ class MemoryGraph:
         from graphmem.ingestion.temporal_query import temporal_query
         from graphmem.retrieval.classify import classify_query
         from graphmem.retrieval.pipeline import Query, named_agents, salient_entities
+        from graphmem.retrieval.config import weights_for
 
         mentions = query_entities(query, view.resolver)
         salient = salient_entities(view, agent, [m.id for m in mentions])
@@ -183,14 +184,15 @@ class MemoryGraph:
         dense_text = without_spans(query, [(m.start, m.end) for m in mentions
                                            if m.id not in salient]) or query
         intent = temporal_query(query) if "time" in config.channels else None
-        speaker_on = "speaker" in config.channels and (
-            config.weights.get("speaker", 0) > 0
-            or any(w.get("speaker", 0) > 0 for w in config.kind_weights.values()))
+        kind = classify_query(query)
+        # the agents a question names matter only to the speaker channel, which runs for
+        # some kinds of question: look for them only when it will
+        weights = weights_for(config, kind if config.classify else None)
         subjects = (named_agents(query, {a: self.writer.agent_name(view.ns, a)
-                                         for a in view.agents()}) if speaker_on else [])
+                                         for a in view.agents()})
+                    if weights.get("speaker", 0) > 0 else [])
         return Query(text=query, vector=self.embedder.embed([dense_text])[0],
-                     entity_ids=salient, kind=classify_query(query), intent=intent,
-                     subjects=subjects)
+                     entity_ids=salient, kind=kind, intent=intent, subjects=subjects)
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""
