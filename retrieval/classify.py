@@ -3,9 +3,9 @@
 Kinds: temporal (when, how long, before/after, dates), identity (who someone is, their
 name, job, relationship, what kind of person), preference (likes, favourites, wishes,
 recommendations), multi_hop (answers that join several memories: both, in common,
-comparisons, "would X likely ...", lists of all things someone did) and factual (the
-rest). Each cue is a regular expression with a weight; a kind's score is the sum of
-the weights of its cues that match. The best score is the primary kind (ties go to
+comparisons, "would X likely ...", lists of all things someone did, such as "Which
+cities has X visited?") and factual (the rest). Each cue is a regular expression with a
+weight; a kind's score is the sum of the weights of its cues that match. The best score is the primary kind (ties go to
 the order of `KIND_PRIORITY`), kinds scoring half as much or 1.0 are secondary, and
 the confidence is the primary's share of all cue weight, so a question that matches
 nothing is "factual" at low confidence. Deterministic: same text, same answer.
@@ -71,6 +71,19 @@ _PLURAL_THINGS = (
     r"|kinds|types|names|people|countries|cities|locations|instruments|subjects|changes"
 )
 
+# A plural noun right before the question's verb ("What activities does ...", "Which
+# cities has ...", "What new yoga poses did ...") asks for every instance, which
+# several memories hold. Words that merely end in "s" are not plurals: "-ss", "-us",
+# "-is" endings, and the function words below.
+_NOT_PLURAL = (
+    r"is|was|has|does|this|his|its|us|as|yes|always|sometimes|perhaps|whereas|plus|less"
+    r"|unless|across|towards|afterwards|besides|news"
+)
+_PLURAL_OBJECT = (
+    r"\b(what|which)\s+((kinds?|sorts?|types?)\s+of\s+)?([\w'-]+\s+){0,3}"
+    rf"(?!(?:{_NOT_PLURAL})\b)[a-z][\w-]*[^siu\W]s\s+(has|have|had|does|do|did|is|are|was|were)\b"
+)
+
 # "What was the weather like?" asks for a description, not a liking.
 _LIKE_CUE = (
     r"^(?!\W*(what|how)\s+(is|was|are|were|'s)\b.*\blike\W*$)"
@@ -115,6 +128,7 @@ _CUES: tuple[tuple[QueryKind, str, str, float], ...] = (
     (QueryKind.MULTI_HOP, "and-also", r"\band\b.*\balso\b|\bas\s+well\s+as\b|\beither\b.*\bor\b", 2.0),
     (QueryKind.MULTI_HOP, "two-people", r"\b[A-Z][\w'-]+\s+and\s+[A-Z][\w'-]+\b", 1.5),
     (QueryKind.MULTI_HOP, "aggregate", rf"\b(all|every|each|list|total|how\s+many|what\s+are\s+some)\b|\b(what|which)\s+(\w+\s+){{0,2}}({_PLURAL_THINGS})\b", 1.5),
+    (QueryKind.MULTI_HOP, "plural-object", _PLURAL_OBJECT, 1.5),
     (QueryKind.MULTI_HOP, "cause", r"\bwhy\b|\b(because|reason|led\s+to|result(ed)?\s+in|cause[ds]?)\b", 1.0),
     (QueryKind.FACTUAL, "wh-question", r"^\W*(what|where|which|how|did|does|do|is|are|was|were|has|have)\b", 1.25),
     (QueryKind.FACTUAL, "place", r"\bwhere\b", 1.0),
