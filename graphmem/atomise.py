@@ -231,15 +231,16 @@ def resolve_perspective(text: str, speaker: str | None) -> str:
 def atomise(text: str, *, speaker: str | None = None) -> list[str]:
     """Split a deposit into self-contained statements.
 
-    Sentences are split outside quotations only, fragments under
-    ``MIN_ATOM_WORDS`` words are merged into a neighbour, and first-person
-    words outside quotations become the speaker's name when one is given.
-    Empty or blank text gives an empty list.
+    Sentences are split outside quotations only, first-person words outside
+    quotations become the speaker's name when one is given, and fragments under
+    ``MIN_ATOM_WORDS`` words are merged into a neighbour. Sentences are found
+    before the rewriting: a sentence that began with "I" may begin with a
+    lower-case name ("ana") after it. Empty or blank text gives an empty list.
     """
     if not isinstance(text, str):
         raise TypeError(f"atomise() needs a str, got {type(text).__name__}")
-    resolved = resolve_perspective(text, speaker)
-    return merge_fragments(split_sentences(resolved))
+    return merge_fragments([resolve_perspective(sentence, speaker)
+                            for sentence in split_sentences(text)])
 
 
 # LLM atomiser ----------------------------------------------------------------

@@ -97,6 +97,23 @@ def test_without_a_speaker_the_perspective_is_kept():
     assert atomise("I said I was tired.") == ["I said I was tired."]
 
 
+def test_a_lower_case_speaker_name_does_not_hide_sentence_ends():
+    text = "I painted the hull. I mended a torn sail. Then I slept."
+    assert atomise(text, speaker="ana") == [
+        "ana painted the hull.", "ana mended a torn sail.", "Then ana slept."]
+    assert len(atomise(text, speaker="ana")) == len(atomise(text, speaker="Ana")) == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["I went home.", "I'm tired now.", "My sister sang loudly.",
+                                 "Then I slept well.", "Ben cooked dinner."]),
+                min_size=1, max_size=6).map(" ".join))
+def test_the_case_of_the_speakers_name_never_changes_the_split(text):
+    lower = atomise(text, speaker="ana")
+    upper = atomise(text, speaker="Ana")
+    assert [a.replace("Ana", "ana") for a in upper] == lower
+
+
 def test_two_witnesses_of_one_speech_read_alike():
     mine = atomise('I said: "Get thee to a nunnery."', speaker="Hamlet")
     heard = atomise('Hamlet said: "Get thee to a nunnery."', speaker="Ophelia")
