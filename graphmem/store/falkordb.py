@@ -43,6 +43,9 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, GraphPath):
         return [to_plain(n) for n in value.nodes()]
     if isinstance(value, list):
+        # embeddings: hundreds of floats, nothing to convert (the common case by far)
+        if all(type(v) is float for v in value):
+            return value
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: to_plain(v) for k, v in value.items()}
