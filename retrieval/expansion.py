@@ -42,7 +42,7 @@ class Vocabulary:
         self._row: dict[str, int] = {}  # word -> row of its embedding
         self._known: set[str] = set()
         self._pending: list[str] = []
-        self._matrix: np.ndarray | None = None
+        self._matrix = np.zeros((0, 0), dtype=np.float32)  # rows past len(words) are spare
         view.on_change(self._update)
 
     def __len__(self) -> int:
@@ -59,7 +59,14 @@ class Vocabulary:
         if not self._pending:
             return
         vectors = np.asarray(self._embed(self._pending), dtype=np.float32)
-        self._matrix = vectors if self._matrix is None else np.vstack([self._matrix, vectors])
+        used = len(self.words)
+        if used + len(vectors) > len(self._matrix):  # grow by doubling: no copy per word
+            grown = np.zeros((max(2 * len(self._matrix), used + len(vectors), 64), vectors.shape[1]),
+                             dtype=np.float32)
+            if used:
+                grown[:used] = self._matrix[:used]
+            self._matrix = grown
+        self._matrix[used:used + len(vectors)] = vectors
         for word in self._pending:
             self._row[word] = len(self.words)
             self.words.append(word)
@@ -69,11 +76,11 @@ class Vocabulary:
         """For each of ``words``, up to ``per_word`` vocabulary words at cosine similarity
         ``min_similarity`` or more, nearest first; never one of ``words`` itself."""
         self.catch_up()
-        if not words or self._matrix is None or per_word <= 0:
+        if not words or not self.words or per_word <= 0:
             return []
         queries = self._vectors(words)
         with one_blas_thread():
-            similarity = self._matrix @ queries.T
+            similarity = self._matrix[:len(self.words)] @ queries.T
         given = set(words)
         chosen: list[str] = []
         window = min(per_word + len(given), len(self.words))
@@ -93,7 +100,6 @@ class Vocabulary:
 
     def _vectors(self, words: Sequence[str]) -> np.ndarray:
         """Embeddings of ``words``: looked up when in the vocabulary, else embedded."""
-        assert self._matrix is not None
         unknown = [w for w in words if w not in self._row]
         embedded = dict(zip(unknown, np.asarray(self._embed(unknown), dtype=np.float32))) if unknown else {}
         return np.stack([self._matrix[self._row[w]] if w in self._row else embedded[w] for w in words])

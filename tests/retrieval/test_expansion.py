@@ -65,3 +65,19 @@ def test_expansion_keeps_its_bounds(embedder, per_word, min_similarity, words):
         vectors = embedder.embed(found)
         best = (vectors @ embedder.embed(words).T).max(axis=1)
         assert (best >= min_similarity - 1e-4).all()
+
+
+def test_every_word_keeps_its_own_vector_as_the_vocabulary_grows(embedder):
+    view = view_of([], embedder)
+    vocabulary = Vocabulary(view, embedder.embed)
+    texts = [f"Ana visited {place} with a {thing}." for place, thing in
+             zip(["Lisbon", "Porto", "Braga", "Faro", "Evora", "Sintra", "Tomar", "Viseu"] * 12,
+                 ["map", "kite", "camera", "violin", "tent", "bicycle", "notebook", "scarf"] * 12)]
+    for i, text in enumerate(texts):  # one word or none at a time: many small growths
+        made_up = "zq" + chr(97 + i // 26) + chr(97 + i % 26)  # a new word each time
+        view.upsert({"id": f"g{i}", "text": f"{text} The {made_up} was sunny.",
+                     "seq": i + 1, "embedding": embedder.embed([text])[0].tolist()})
+        vocabulary.catch_up()
+    assert len(vocabulary.words) == len(vocabulary) > 64
+    stored = vocabulary._matrix[:len(vocabulary.words)]
+    assert abs(stored - embedder.embed(vocabulary.words)).max() < 1e-5
