@@ -194,14 +194,19 @@ class MemoryGraph:
         weights = weights_for(config, kind if config.classify else None)
         names = {a: self.writer.agent_name(view.ns, a) for a in view.agents()}
         subjects = named_agents(query, names) if weights.get("speaker", 0) > 0 else []
-        expansion = []
+        words, missing, vocabulary = [], [], None
         if weights.get("expansion", 0) > 0:
             # the people of the namespace are not topics to expand
             people = {w.lower() for pair in names.items() for w in pair}
             words = content_words(query, leave_out=people)
-            expansion = self.views.vocabulary(view.ns, self.embedder.embed).expand(
-                words, per_word=config.expansion_terms, min_similarity=config.expansion_similarity)
-        return Query(text=query, vector=self.embedder.embed([dense_text])[0],
+            vocabulary = self.views.vocabulary(view.ns, self.embedder.embed)
+            missing = vocabulary.unknown(words)
+        # the question and the words no memory uses are embedded in one call
+        vectors = self.embedder.embed([dense_text, *missing])
+        expansion = vocabulary.expand(
+            words, per_word=config.expansion_terms, min_similarity=config.expansion_similarity,
+            embedded=dict(zip(missing, vectors[1:]))) if vocabulary is not None else []
+        return Query(text=query, vector=vectors[0],
                      entity_ids=salient, kind=kind, intent=intent, subjects=subjects,
                      expansion=expansion)
 

@@ -14,7 +14,7 @@ as memories arrive and embedded in one batch on the next expansion (or on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -72,13 +72,21 @@ class Vocabulary:
             self.words.append(word)
         self._pending = []
 
-    def expand(self, words: Sequence[str], *, per_word: int, min_similarity: float) -> list[str]:
+    def unknown(self, words: Sequence[str]) -> list[str]:
+        """Those of ``words`` that no memory of the namespace uses (yet)."""
+        return [w for w in words if w not in self._known]
+
+    def expand(self, words: Sequence[str], *, per_word: int, min_similarity: float,
+               embedded: Mapping[str, np.ndarray] | None = None) -> list[str]:
         """For each of ``words``, up to ``per_word`` vocabulary words at cosine similarity
-        ``min_similarity`` or more, nearest first; never one of ``words`` itself."""
+        ``min_similarity`` or more, nearest first; never one of ``words`` itself.
+
+        ``embedded`` may hold the vectors of words outside the vocabulary, embedded by the
+        caller together with the question (one model call instead of two)."""
         self.catch_up()
         if not words or not self.words or per_word <= 0:
             return []
-        queries = self._vectors(words)
+        queries = self._vectors(words, embedded or {})
         with one_blas_thread():
             similarity = self._matrix[:len(self.words)] @ queries.T
         given = set(words)
@@ -98,8 +106,9 @@ class Vocabulary:
                     chosen.append(word)
         return chosen
 
-    def _vectors(self, words: Sequence[str]) -> np.ndarray:
-        """Embeddings of ``words``: looked up when in the vocabulary, else embedded."""
-        unknown = [w for w in words if w not in self._row]
-        embedded = dict(zip(unknown, np.asarray(self._embed(unknown), dtype=np.float32))) if unknown else {}
+    def _vectors(self, words: Sequence[str], embedded: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Embeddings of ``words``: looked up in the vocabulary or ``embedded``, else embedded."""
+        unknown = [w for w in words if w not in self._row and w not in embedded]
+        if unknown:
+            embedded = {**embedded, **dict(zip(unknown, np.asarray(self._embed(unknown), dtype=np.float32)))}
         return np.stack([self._matrix[self._row[w]] if w in self._row else embedded[w] for w in words])

@@ -81,3 +81,22 @@ def test_every_word_keeps_its_own_vector_as_the_vocabulary_grows(embedder):
     assert len(vocabulary.words) == len(vocabulary) > 64
     stored = vocabulary._matrix[:len(vocabulary.words)]
     assert abs(stored - embedder.embed(vocabulary.words)).max() < 1e-5
+
+
+def test_words_the_caller_embedded_are_not_embedded_again(embedder):
+    view = view_of(["Ana adopted a kitten and a dog."], embedder)
+    calls: list[list[str]] = []
+
+    def counted(texts):
+        calls.append(list(texts))
+        return embedder.embed(texts)
+
+    vocabulary = Vocabulary(view, counted)
+    vocabulary.catch_up()
+    calls.clear()
+    assert vocabulary.unknown(["pets", "kitten"]) == ["pets"]
+    found = vocabulary.expand(["pets", "kitten"], per_word=3, min_similarity=0.3,
+                              embedded={"pets": embedder.embed(["pets"])[0]})
+    assert found and calls == []
+    vocabulary.expand(["pets"], per_word=3, min_similarity=0.3)
+    assert calls == [["pets"]]  # without the caller's vector, the word is embedded here
