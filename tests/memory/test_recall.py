@@ -218,6 +218,10 @@ def test_expansion_channel_finds_an_instance_of_the_category_asked_for(mem):
     assert "ana" not in hits[0].explain["expansion"]  # people are not topics
     kitten = next(h for h in hits if "kitten" in h.text)
     assert kitten.channels.get("expansion") == 1
+    # preference questions go by the asker's stated tastes, temporal ones by dates: no
+    # expansion there
+    likes = mem.recall("ben", "Can you recommend a pet for me?", k=3, explain=True)
+    assert likes[0].explain["kind"] == "preference" and likes[0].explain["expansion"] == []
     # temporal questions are answered by dates, not topics: no expansion there
     when = mem.recall("ben", "When did Ana adopt her pets?", k=3, explain=True)
     assert when[0].explain["kind"] == "temporal"
