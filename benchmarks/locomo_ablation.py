@@ -6,7 +6,7 @@ then every question is asked under every configuration. Prints a markdown table 
 overall and per-category recall_all@10 for
 
     hybrid        the default (`HYBRID`)
-    - <channel>   that channel removed (dense, bm25, time, profile, speaker, expansion)
+    - <channel>   that channel removed (dense, bm25, time, profile, speaker)
     - affiliated  no affiliated expansion
     - classifier  one weight table for every question (`HYBRID.weights`)
     + graph       the entity-graph channel at weight 0.5 for every kind
@@ -41,7 +41,7 @@ DEPTH = 20  # memories recalled per question, as the harness does
 
 def configs() -> dict[str, RecallConfig]:
     out = {"hybrid": HYBRID}
-    for channel in ("dense", "bm25", "time", "profile", "speaker", "expansion"):
+    for channel in ("dense", "bm25", "time", "profile", "speaker"):
         out[f"- {channel}"] = HYBRID.model_copy(
             update={"channels": tuple(c for c in HYBRID.channels if c != channel)})
     out["- affiliated"] = HYBRID.model_copy(update={"expand_affiliated": False})

@@ -84,9 +84,7 @@ class MemoryGraph:
         first recall costs what every later one does (after opening a store, or after a
         bulk ingestion)."""
         self.views.text_index(ns)
-        self.views.vocabulary(ns, self.embedder.embed)
         self.views.synced(ns)
-        self.views.vocabulary(ns, self.embedder.embed).catch_up()
 
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
@@ -158,7 +156,6 @@ class MemoryGraph:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
                    "entities": parsed.entity_ids,
-                   "expansion": parsed.expansion,
                    "temporal": repr(parsed.intent) if parsed.intent else None}
             hits = [h.model_copy(update={"explain": why}) for h in hits]
         return hits
@@ -178,7 +175,6 @@ class MemoryGraph:
         from graphmem.retrieval.classify import classify_query
         from graphmem.retrieval.pipeline import Query, named_agents, salient_entities
         from graphmem.retrieval.config import weights_for
-        from graphmem.retrieval.expansion import content_words
 
         mentions = query_entities(query, view.resolver)
         salient = salient_entities(view, agent, [m.id for m in mentions])
@@ -192,23 +188,11 @@ class MemoryGraph:
         # the agents a question names matter only to the speaker channel, which runs for
         # some kinds of question: look for them only when it will
         weights = weights_for(config, kind if config.classify else None)
-        names = {a: self.writer.agent_name(view.ns, a) for a in view.agents()}
-        subjects = named_agents(query, names) if weights.get("speaker", 0) > 0 else []
-        words, missing, vocabulary = [], [], None
-        if weights.get("expansion", 0) > 0:
-            # the people of the namespace are not topics to expand
-            people = {w.lower() for pair in names.items() for w in pair}
-            words = content_words(query, leave_out=people)
-            vocabulary = self.views.vocabulary(view.ns, self.embedder.embed)
-            missing = vocabulary.unknown(words)
-        # the question and the words no memory uses are embedded in one call
-        vectors = self.embedder.embed([dense_text, *missing])
-        expansion = vocabulary.expand(
-            words, per_word=config.expansion_terms, min_similarity=config.expansion_similarity,
-            embedded=dict(zip(missing, vectors[1:]))) if vocabulary is not None else []
-        return Query(text=query, vector=vectors[0],
-                     entity_ids=salient, kind=kind, intent=intent, subjects=subjects,
-                     expansion=expansion)
+        subjects = (named_agents(query, {a: self.writer.agent_name(view.ns, a)
+                                         for a in view.agents()})
+                    if weights.get("speaker", 0) > 0 else [])
+        return Query(text=query, vector=self.embedder.embed([dense_text])[0],
+                     entity_ids=salient, kind=kind, intent=intent, subjects=subjects)
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""

@@ -31,7 +31,6 @@ class Views:
         self.queries = queries
         self._views: dict[str, NamespaceView] = {}
         self._text_indexes: dict[str, Any] = {}
-        self._vocabularies: dict[str, Any] = {}
         self._known_ns: dict[str, bool] = {}  # ns -> strict
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> bool:
@@ -50,7 +49,6 @@ class Views:
         self._known_ns.pop(ns, None)
         self._views.pop(ns, None)
         self._text_indexes.pop(ns, None)
-        self._vocabularies.pop(ns, None)
 
     def text_index(self, ns: str):
         """The BM25 index that follows the view of ``ns``."""
@@ -59,14 +57,6 @@ class Views:
 
             self._text_indexes[ns] = TextIndex(self._views.setdefault(ns, NamespaceView(ns)))
         return self._text_indexes[ns]
-
-    def vocabulary(self, ns: str, embed: Callable[[Sequence[str]], Any]):
-        """The content words of ``ns`` with their embeddings, for query expansion."""
-        if ns not in self._vocabularies:
-            from graphmem.retrieval.expansion import Vocabulary
-
-            self._vocabularies[ns] = Vocabulary(self._views.setdefault(ns, NamespaceView(ns)), embed)
-        return self._vocabularies[ns]
 
     def version(self, ns: str) -> int:
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})

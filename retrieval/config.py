@@ -1,7 +1,8 @@
 """Recall settings as one typed, frozen object, with named presets.
 
 A `RecallConfig` says which ranking channels run ("dense", "bm25", "graph", "time",
-"profile", "speaker", "expansion"), how many candidates each returns, how they are weighted for each kind of question,
+"profile"),
+how many candidates each returns, how they are weighted for each kind of question,
 the RRF constant, the result size, and whether affiliated neighbours are ranked into
 the pool. `weights_for(config, query_class)` turns it into the weights for one query.
 
@@ -16,11 +17,7 @@ checked on the other six: BM25 carries most of the ranking, dense similarity hal
 much (as much for preferences, which are phrased in other words), time for temporal
 questions, and the profile channel (the asker's own statements of taste, ranked among
 themselves) for preference questions only, and the speaker channel (what the people
-a question names said themselves) for multi-hop questions only, and the expansion
-channel (BM25 over the namespace's words nearest the question's words, see
-`retrieval.expansion`) at weight 0.3 for identity, factual and multi-hop questions:
-conv-26/30 0.732 -> 0.748, the other six 0.716 -> 0.721, multi-hop 0.209 -> 0.233 and
-0.238 -> 0.256 (5 words per question word at cosine >= 0.5, as first tried). The entity-graph
+a question names said themselves) for multi-hop questions only. The entity-graph
 channel lowered recall there at every weight tried, so it is off by default (weight 0);
 turn it on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
 weight 0.1: once replies carry the turn they answer as context (see
@@ -58,8 +55,8 @@ __all__ = [
     "weights_for",
 ]
 
-Channel = Literal["dense", "bm25", "graph", "time", "profile", "speaker", "expansion"]
-CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "speaker", "expansion")
+Channel = Literal["dense", "bm25", "graph", "time", "profile", "speaker"]
+CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "speaker")
 
 #: The speaker channel (what the people a question names said themselves) counts for
 #: multi-hop questions only. Weight 1.0 for every kind raised multi-hop recall_all@10 on
@@ -77,28 +74,16 @@ CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "s
 #: The other six gave 0.714 overall and multi-hop 0.198 at 0.5.
 SPEAKER_WEIGHT = 0.0
 MULTI_HOP_SPEAKER_WEIGHT = 1.0
-#: The expansion channel (BM25 over the vocabulary words nearest the question's words)
-#: counts for identity, factual and multi-hop questions. Temporal questions are answered by
-#: dates, not topics. Preference questions are answered by the asker's own statements of
-#: taste (the profile channel), and expansion pulled in memories on the same topic instead:
-#: on PrefEval (explicit, 10 distractors, every 25th item) recall@5 fell from 0.969 to 0.875
-#: with it. LoCoMo without it for preferences: conv-26/30 0.748 (0.755 with), the other six
-#: 0.721 (0.725 with), multi-hop the same.
-EXPANSION_WEIGHT = 0.3
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
-    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0, "speaker": SPEAKER_WEIGHT,
-                         "expansion": 0.0},
-    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT,
-                         "expansion": EXPANSION_WEIGHT},
-    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0, "speaker": SPEAKER_WEIGHT,
-                           "expansion": 0.0},
-    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT,
-                        "expansion": EXPANSION_WEIGHT},
+    QueryKind.TEMPORAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.5, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.IDENTITY: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.PREFERENCE: {"dense": 1.0, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 1.0, "speaker": SPEAKER_WEIGHT},
+    QueryKind.FACTUAL: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0, "speaker": SPEAKER_WEIGHT},
     QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0,
-                          "speaker": MULTI_HOP_SPEAKER_WEIGHT, "expansion": EXPANSION_WEIGHT},
+                          "speaker": MULTI_HOP_SPEAKER_WEIGHT},
 }
 _BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0,
-                                       "profile": 0.0, "speaker": 0.0, "expansion": 0.0}
+                                       "profile": 0.0, "speaker": 0.0}
 
 
 class RecallConfig(BaseModel):
@@ -130,10 +115,6 @@ class RecallConfig(BaseModel):
     expand_affiliated: bool = Field(True, description="rank AFFILIATED neighbours into the pool")
     affiliated_weight: float = Field(0.1, ge=0.0, description="RRF weight of the affiliated pseudo-channel")
     affiliated_cap: int = Field(3, ge=0, description="at most this many neighbours per hit")
-    expansion_terms: int = Field(5, ge=0, description="expansion words per content word of the question")
-    expansion_similarity: float = Field(
-        0.5, ge=-1.0, le=1.0, description="least cosine similarity of an expansion word to the question's word"
-    )
 
     def __init__(self, **data: object) -> None:
         try:
@@ -225,7 +206,7 @@ def _describe(exc: ValidationError) -> str:
 
 
 HYBRID = RecallConfig()
-HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile", "speaker", "expansion"))
+HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile", "speaker"))
 HYBRID_RRF = RecallConfig(
     channels=("dense", "bm25"), weights={"dense": 1.0, "bm25": 1.0}, classify=False, expand_affiliated=False
 )

@@ -98,7 +98,6 @@ class Query:
     kind: object  # retrieval.classify.QueryClass
     intent: object  # ingestion.temporal_query.TemporalIntent | None
     subjects: list[str] = field(default_factory=list)  # agents the question names
-    expansion: list[str] = field(default_factory=list)  # vocabulary words near the question's
 
 
 def named_agents(query: str, names: dict[str, str]) -> list[str]:
@@ -126,9 +125,6 @@ def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings[channel] = dense_ranking(view, agent, query.vector, depth)
         elif channel == "bm25":
             rankings[channel] = text_index.search(query.text, depth, owned)
-        elif channel == "expansion":
-            rankings[channel] = (text_index.search(" ".join(query.expansion), depth, owned)
-                                 if query.expansion else [])
         elif channel == "speaker":
             rankings[channel] = speaker_ranking(view, agent, query.subjects, query.vector, depth)
         elif channel == "profile":

@@ -206,23 +206,3 @@ def test_a_deposits_memories_are_numbered_in_the_order_written(tmp_path, embedde
             fresh.sync(g.store, g.queries, mine.version)
             for view in (mine, fresh):
                 assert sorted(written, key=lambda m: view.records[m].row) == written
-
-
-def test_expansion_channel_finds_an_instance_of_the_category_asked_for(mem):
-    """"pets" is in no memory; the namespace's own word "kitten" is near it."""
-    mem.remember("ana", "Ana adopted a kitten from the shelter.", witnesses=["ben"])
-    mem.remember("ana", "The invoice for the roof is due on Friday.", witnesses=["ben"])
-    mem.remember("ana", "Ben paid the plumber in cash.", witnesses=["ben"])
-    hits = mem.recall("ben", "What pets does Ana have?", k=3, explain=True)
-    assert "kitten" in hits[0].explain["expansion"]
-    assert "ana" not in hits[0].explain["expansion"]  # people are not topics
-    kitten = next(h for h in hits if "kitten" in h.text)
-    assert kitten.channels.get("expansion") == 1
-    # preference questions go by the asker's stated tastes, temporal ones by dates: no
-    # expansion there
-    likes = mem.recall("ben", "Can you recommend a pet for me?", k=3, explain=True)
-    assert likes[0].explain["kind"] == "preference" and likes[0].explain["expansion"] == []
-    # temporal questions are answered by dates, not topics: no expansion there
-    when = mem.recall("ben", "When did Ana adopt her pets?", k=3, explain=True)
-    assert when[0].explain["kind"] == "temporal"
-    assert when[0].explain["weights"]["expansion"] == 0 and when[0].explain["expansion"] == []
