@@ -5,10 +5,11 @@ name, job, relationship, what kind of person), preference (likes, favourites, wi
 recommendations), multi_hop (answers that join several memories: both, in common,
 comparisons, "would X likely ...", lists of all things someone did, such as "Which
 cities has X visited?") and factual (the rest). Each cue is a regular expression with a
-weight; a kind's score is the sum of the weights of its cues that match. The best score is the primary kind (ties go to
-the order of `KIND_PRIORITY`), kinds scoring half as much or 1.0 are secondary, and
-the confidence is the primary's share of all cue weight, so a question that matches
-nothing is "factual" at low confidence. Deterministic: same text, same answer.
+weight; a kind's score is the sum of the weights of its cues that match. The best score
+is the primary kind (ties go to the order of `KIND_PRIORITY`), kinds scoring half as
+much or 1.0 are secondary, and the confidence is the primary's share of all cue weight,
+so a question that matches nothing is "factual" at low confidence. Deterministic: same
+text, same answer.
 """
 
 from __future__ import annotations

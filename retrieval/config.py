@@ -69,9 +69,9 @@ CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "s
 #: Once the classifier also read a plural object ("Which cities has X visited?") as a
 #: list question, multi-hop rose to 0.209 on conv-26/30 and 0.238 on the other six, overall
 #: unchanged (0.732, 0.716). With the cue, weight 0.5 gave conv-26/30 0.742 overall at the
-#: same multi-hop (four adversarial questions more, one open-domain less). I kept 1.0, the
-#: weight chosen before the cue: four questions are within noise on 2 conversations.
-#: The other six gave 0.714 overall and multi-hop 0.198 at 0.5.
+#: same multi-hop (four adversarial questions more, one open-domain less); 1.0, the weight
+#: chosen before the cue, stays: four questions are within noise on 2 conversations. The
+#: other six gave 0.714 overall and multi-hop 0.198 at 0.5.
 SPEAKER_WEIGHT = 0.0
 MULTI_HOP_SPEAKER_WEIGHT = 1.0
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
