@@ -12,8 +12,9 @@ overall and per-category recall_all@10 for
     + graph       the entity-graph channel at weight 0.5 for every kind
 
 Latency is not compared here: the configurations after the first reuse its cached query
-embeddings. `graphmem eval locomo` measures it. With ``--split`` the table is printed for the conversations the defaults were chosen on
-(conv-26, conv-30) and for the other six separately.
+embeddings. `graphmem eval locomo` measures it. With ``--split`` the table is also
+printed for the conversations the defaults were chosen on (conv-26, conv-30) and for the
+other six separately.
 
     python benchmarks/locomo_ablation.py --data ../shared/data/locomo
 """
@@ -27,12 +28,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from graphmem.ingestion.benchmarks import load_locomo
-from graphmem.retrieval.config import HYBRID, RecallConfig
-
 from graphmem import MemoryGraph
 from graphmem.evaluation.ingest import ingest_unit, namespace_for
 from graphmem.evaluation.metrics import mean, rank_turns, recall_all_at_k
+from graphmem.ingestion.benchmarks import load_locomo
+from graphmem.retrieval.config import HYBRID, RecallConfig
 
 DEV = frozenset({"conv-26", "conv-30"})
 K = 10
