@@ -170,8 +170,8 @@ class MemoryGraph:
         return chosen
 
     def _parse_query(self, query: str, view, config, agent: str):
-        from graphmem.ingestion.annotate import query_entities, without_spans
-        from graphmem.ingestion.temporal_query import temporal_query
+        from graphmem.text.annotate import query_entities, without_spans
+        from graphmem.text.temporal_query import temporal_query
         from graphmem.retrieval.classify import classify_query
         from graphmem.retrieval.pipeline import Query, named_agents, salient_entities
         from graphmem.retrieval.config import weights_for

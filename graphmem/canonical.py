@@ -109,7 +109,7 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
 
 def _parse(text: str) -> Any:
     # One English pipeline per process; the Doc is shared with entity extraction.
-    from graphmem.ingestion.nlp import parse_many
+    from graphmem.text.nlp import parse_many
 
     return parse_many([text])[0]
 

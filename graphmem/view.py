@@ -19,7 +19,7 @@ from typing import AbstractSet, Callable, Iterable
 import numpy as np
 
 from graphmem.embed import DIMENSION
-from graphmem.ingestion.entity_resolution import Entity, EntityResolver
+from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
 
 

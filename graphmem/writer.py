@@ -113,7 +113,7 @@ class Writer:
             atoms.extend(self._atomise(deposit.text, speaker=self._speaker_name(deposit)))
         self._embed(atoms)
         if self.annotate:  # parsed in one batch now, read from the parse cache by remember
-            from graphmem.ingestion.nlp import parse_many
+            from graphmem.text.nlp import parse_many
 
             parse_many(atoms)
 
@@ -157,7 +157,7 @@ class Writer:
                          "the namespace is changing too fast; retry later")
 
     def _annotate(self, atoms: list[str], deposit: Deposit, view) -> list:
-        from graphmem.ingestion.annotate import annotate_atoms
+        from graphmem.text.annotate import annotate_atoms
 
         speaker = self._speaker_name(deposit)
         people = [speaker, *(self._names.get((deposit.ns, w), w) for w in deposit.witnesses)]
@@ -242,7 +242,7 @@ def parse_at(value: Any) -> datetime | None:
     """Accept a datetime, an ISO string, a date text or epoch milliseconds for ``at``."""
     if value is None or isinstance(value, datetime):
         return value
-    from graphmem.ingestion.times import parse_when
+    from graphmem.text.times import parse_when
 
     try:
         return parse_when(value)

@@ -17,8 +17,8 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.time_rules import FUTURE_MARKERS, RULES
-from graphmem.ingestion.timespan import Granularity, TimeSpan, start_of_day
+from graphmem.text.time_rules import FUTURE_MARKERS, RULES
+from graphmem.text.timespan import Granularity, TimeSpan, start_of_day
 
 __all__ = ["TimeSpan", "Granularity", "normalise_time", "find_time_spans", "parse_when"]
 

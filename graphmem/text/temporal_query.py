@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.times import TimeSpan, find_time_spans
+from graphmem.text.times import TimeSpan, find_time_spans
 
 Relation = Literal["between", "before", "after", "first", "last", "when", "how_long", "during"]
 

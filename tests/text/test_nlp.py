@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmem.ingestion import nlp
+from graphmem.text import nlp
 
 
 def test_a_text_is_parsed_once_and_the_doc_shared():

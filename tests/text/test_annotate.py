@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphmem.ingestion.annotate import annotate_atoms, query_entities, without_spans
-from graphmem.ingestion.entity_resolution import EntityResolver
+from graphmem.text.annotate import annotate_atoms, query_entities, without_spans
+from graphmem.text.entity_resolution import EntityResolver
 
 
 def test_atoms_get_resolved_entities_and_their_time():

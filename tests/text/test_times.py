@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.temporal_query import temporal_query
-from graphmem.ingestion.times import find_time_spans, normalise_time, parse_when
+from graphmem.text.temporal_query import temporal_query
+from graphmem.text.times import find_time_spans, normalise_time, parse_when
 
 THU = datetime(2023, 5, 25, 13, 56)   # Thursday 25 May 2023, 1:56 pm
 MON = datetime(2023, 5, 8, 10, 0)     # Monday 8 May 2023

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Sequence
 
-from graphmem.ingestion.entities import extract_entities_batch
-from graphmem.ingestion.entity_resolution import EntityResolver
-from graphmem.ingestion.times import normalise_time
-from graphmem.ingestion.timespan import TimeSpan
+from graphmem.text.entities import extract_entities_batch
+from graphmem.text.entity_resolution import EntityResolver
+from graphmem.text.times import normalise_time
+from graphmem.text.timespan import TimeSpan
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.entity_resolution import Entity, EntityResolver, Merge, name_key
-from graphmem.ingestion.nlp import parse_many
+from graphmem.text.entity_resolution import Entity, EntityResolver, Merge, name_key
+from graphmem.text.nlp import parse_many
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span

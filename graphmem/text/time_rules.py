@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable
 
-from graphmem.ingestion.timespan import (
+from graphmem.text.timespan import (
     TimeSpan, day_span, month_span, season_span, shift, start_of_day, unit_span,
     week_span, weekend_span, year_span,
 )

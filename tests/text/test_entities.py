@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.entities import (
+from graphmem.text.entities import (
     Entity, EntityMention, EntityResolver, Merge, extract_entities, extract_entities_batch,
     name_key, refers_to_speaker,
 )
-from graphmem.ingestion.nlp import load_pipeline
+from graphmem.text.nlp import load_pipeline
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,0 +1,6 @@
+"""The language layer every write and recall runs: parsing (spaCy), named entities and
+their resolution, times named in text and in questions.
+
+It imports only :mod:`graphmem.errors` and :mod:`graphmem.models` from the project, so the
+store, the write path and retrieval can all stand on it.
+"""
