@@ -20,9 +20,9 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from graphmem.ingestion.entities import EntityResolver, extract_entities, extract_entities_batch, name_key
-from graphmem.ingestion.nlp import load_pipeline
-from graphmem.ingestion.times import normalise_time, parse_when
+from graphmem.text.entities import EntityResolver, extract_entities, extract_entities_batch, name_key
+from graphmem.text.nlp import load_pipeline
+from graphmem.text.times import normalise_time, parse_when
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
