@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -15,6 +15,7 @@ MAX_TEXT_CHARS = 20_000
 MAX_WITNESSES = 1_000
 Via = Literal["witnessed", "told", "seeded", "inferred"]
 AgentKind = Literal["character", "human", "ai", "service", "process", "environment", "carrier"]
+AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
 DEFAULT_NS = "default"
 
 
