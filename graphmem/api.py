@@ -16,7 +16,8 @@ from graphmem.designs import design_named
 from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput
 from graphmem.judge import judge_equivalence
-from graphmem.models import DEFAULT_NS, Hit, RememberResult, to_epoch_ms
+from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
+                             validate_deposit)
 from graphmem.queries import queries_for
 from graphmem.retrieval.config import HYBRID, RecallConfig, preset, weights_for
 from graphmem.retrieval.pipeline import Amplification, recall_fused
@@ -116,11 +117,14 @@ class MemoryGraph:
     def register_agent(self, agent: str, *, kind: str | None = None, name: str | None = None,
                        ns: str = DEFAULT_NS) -> dict:
         """Create or update an agent (``kind``: character, human, ai, service, ...)."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         return self._writer.register_agent(ns, agent, kind=kind, name=name)
 
     @_one_at_a_time
     def drop_namespace(self, ns: str) -> None:
         """Delete every node of ``ns`` (and what this process cached of it)."""
+        check_identifier(ns, "ns")
         self.query("memory/drop_namespace", {"ns": ns}, write=True)
         self._views.forget_namespace(ns)
 
@@ -129,12 +133,14 @@ class MemoryGraph:
         """Read ``ns`` into this process's view and build its text index now, so that the
         first recall costs what every later one does (after opening a store, or after a
         bulk ingestion)."""
+        check_identifier(ns, "ns")
         self._views.text_index(ns)
         self._views.synced(ns)
 
     @_one_at_a_time
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
+        check_identifier(ns, "ns")
         self._views.ensure_namespace(ns, strict=strict)
         self.query("memory/set_strict", {"ns": ns, "strict": strict}, write=True)
 
@@ -155,7 +161,7 @@ class MemoryGraph:
         about turtles) and never remembered as a statement. Applied in one transaction;
         returns what happened to each atom.
         """
-        return self._writer.remember(agent=agent, text=text, witnesses=tuple(witnesses),
+        return self._writer.remember(agent=agent, text=text, witnesses=witnesses,
                                     told_by=told_by, at=parse_at(at), place=place,
                                     domain=domain, ns=ns, via=via, context=context)
 
@@ -168,11 +174,25 @@ class MemoryGraph:
         each batch of deposits are embedded together first, which is several times faster
         than one at a time on a CPU.
         """
+        check_identifier(ns, "ns")
+        for i, d in enumerate(deposits):  # a bad deposit is found before any is applied
+            try:
+                validate_deposit(**{"ns": ns, **d, "at": parse_at(d.get("at"))})
+            except (InvalidInput, TypeError) as exc:
+                raise InvalidInput(f"deposit {i} of {len(deposits)}: {exc}; "
+                                   "nothing was applied") from None
         results: list[RememberResult] = []
         for lo in range(0, len(deposits), batch):
             chunk = [{"ns": ns, **d} for d in deposits[lo:lo + batch]]
             self._writer.prepare(chunk)
-            results.extend(self.remember(**d) for d in chunk)
+            for d in chunk:
+                try:
+                    results.append(self.remember(**d))
+                except InvalidInput as exc:
+                    done = (f"deposits 0 to {len(results) - 1} were applied"
+                            if results else "none was applied")
+                    raise InvalidInput(f"deposit {len(results)} of {len(deposits)}: {exc}; "
+                                       f"{done}, none after it") from None
         return results
 
     @_one_at_a_time
@@ -189,6 +209,8 @@ class MemoryGraph:
         owners and conflicts; with ``explain=True`` also the query's kind, the channel
         weights and the entities seen.
         """
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         if k <= 0:
             raise InvalidInput(f"k must be positive, got {k}")
         if not query or not query.strip():
@@ -204,7 +226,10 @@ class MemoryGraph:
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
-                   "entities": parsed.entity_ids,
+                   # only entities of memories the asker owns: the namespace's
+                   # resolver knows every agent's
+                   "entities": [e for e in parsed.entity_ids
+                                if view.mentioning(e) & view.owned_ids(agent)],
                    "temporal": repr(parsed.intent) if parsed.intent else None}
             hits = [h.model_copy(update={"explain": why}) for h in hits]
         return hits
@@ -212,17 +237,24 @@ class MemoryGraph:
     @_one_at_a_time
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""
+        check_identifier(memory_id, "memory_id")
+        check_identifier(ns, "ns")
+        if op_id is not None:
+            check_identifier(op_id, "op_id")
         return self._writer.unmerge(ns, memory_id, op_id=op_id)
 
     # -- who knew what, when, from whom ---------------------------------------------
 
     def owners_of(self, text: str, *, ns: str = DEFAULT_NS, limit: int = 100) -> list[Row]:
         """Who owns the memories whose text contains ``text``, how, from whom, since when."""
+        check_identifier(ns, "ns")
         return self.query("who_knew/owners_of", {"ns": ns, "text": text, "limit": limit})
 
     def knew_at(self, agent: str, at: Any, *, ns: str = DEFAULT_NS,
                 limit: int = 100) -> list[Row]:
         """What ``agent`` knew at or before ``at`` (world time), latest first."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         when = parse_at(at)
         if when is None:
             raise InvalidInput("knew_at needs a time")
@@ -232,16 +264,20 @@ class MemoryGraph:
     def learned_from(self, agent: str, text: str | None = None, *, ns: str = DEFAULT_NS,
                      limit: int = 100) -> list[Row]:
         """From whom ``agent`` learned what it was told (optionally about ``text``)."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         return self.query("who_knew/learned_from",
                           {"ns": ns, "agent": agent, "text": text, "limit": limit})
 
     def shared_most(self, *, ns: str = DEFAULT_NS, limit: int = 10) -> list[Row]:
         """Pairs of agents sharing the most memories."""
+        check_identifier(ns, "ns")
         return self.query("who_knew/shared_most", {"ns": ns, "limit": limit})
 
     def stats(self, *, ns: str = DEFAULT_NS) -> dict[str, Any]:
         """Structure metrics of a namespace: entries, multi-owner share, linked share,
         deepest merge, contradictions, and the mean recall amplification of this process."""
+        check_identifier(ns, "ns")
         row = self.query("stats/structure", {"ns": ns})[0]
         entries = row["entries"] or 0
         contradictions = self.query("stats/contradictions", {"ns": ns})[0]["contradictions"]

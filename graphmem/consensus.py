@@ -238,7 +238,7 @@ def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
         "deposit": {"id": plan.deposit_id, "agent": deposit.agent, "text": deposit.text,
                     "t": t, "recorded_at": now_ms, "place": deposit.place,
                     "domain": deposit.domain, "witnesses": list(deposit.witnesses),
-                    "told_by": deposit.told_by},
+                    "told_by": deposit.told_by, "context": deposit.context or None},
         # pos: the memory's place among the deposit's new ones, so that every reader
         # stores them in the order they were written
         "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],

@@ -64,12 +64,15 @@ def affiliated_ranking(view: NamespaceView, agent: str, qvec: np.ndarray,
     return by_similarity(view, chosen, qvec)
 
 
-def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int]) -> Hit:
+def to_hit(view: NamespaceView, agent: str, mid: str, score: float,
+           ranks: dict[str, int]) -> Hit:
     record = view.records[mid]
+    seen = sorted(c for c in record.conflicts if view.owns(agent, c))
     found_by = min(ranks, key=lambda c: (ranks[c], c)) if ranks else ""
     return Hit(memory_id=mid, text=record.text, score=round(score, 6), channels=ranks,
                found_by=found_by, owners=sorted(record.owners),
-               asserted_by=list(record.asserted_by), conflicts=sorted(record.conflicts),
+               asserted_by=list(record.asserted_by), conflicts=seen,
+               conflicts_unseen=len(record.conflicts) - len(seen),
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
@@ -101,7 +104,7 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
             fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
-    hits = [to_hit(view, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
+    hits = [to_hit(view, agent, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))
     return hits

@@ -17,7 +17,7 @@ class BM25:
     order: int = 20
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        return ctx.text_index.search(query.text, depth, set(ctx.owned))
+        return ctx.text_index.search(query.text, depth, ctx.owned, ctx.agent)
 
 
 CHANNEL = BM25()
