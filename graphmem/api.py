@@ -14,7 +14,8 @@ from graphmem.canonical import canonical_text
 from graphmem.consensus import Judge
 from graphmem.designs import design_named
 from graphmem.embed import Embedder
-from graphmem.errors import InvalidInput
+from graphmem.errors import CorruptDataError, InvalidInput
+from graphmem.integrity import check_store, settle
 from graphmem.judge import judge_equivalence
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
@@ -81,7 +82,7 @@ class MemoryGraph:
     def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
              embedder: Embedder | None = None, atomiser: Any = None, judge: Judge | None = None,
              design: str = "consensus", write_config: WriteConfig = DEFAULT_WRITE,
-             **settings: Any) -> "MemoryGraph":
+             check: bool = True, **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
         Arguments left None come from the environment (GRAPHMEM_URI, GRAPHMEM_DATA, ...).
@@ -89,15 +90,27 @@ class MemoryGraph:
         consensus (default), nomerge, private or shared-acl (see graphmem.designs).
         ``atomiser`` and ``judge`` replace the deterministic defaults (for example
         ``graphmem.atomise.LLMAtomiser(chat_model)``, ``graphmem.judge.LLMJudge(chat_model)``);
-        ``write_config`` tunes the write path (``graphmem.WriteConfig``).
+        ``write_config`` tunes the write path (``graphmem.WriteConfig``). With ``check``
+        (the default) a store whose writes were lost to a damaged log is refused with
+        ``CorruptDataError`` (see ``graphmem.integrity``; ``graphmem check`` shows why).
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
         store = open_store(config)
         try:
             store.ensure_schema()
+            problems = check_store(store, queries_for(store.capabilities.backend)) \
+                if check else []
         except BaseException:
             store.close()
             raise
+        if problems:
+            store.close()
+            remedy = (f"close every process using it and run `graphmem repair --data-dir "
+                      f"{config.data_dir}`: it keeps what replays consistently and says "
+                      "what was lost" if config.uri is None or config.uri.startswith(
+                          "embedded:") else "run `graphmem check` for details")
+            raise CorruptDataError(f"the store at {store.uri} is damaged: "
+                                   + "; ".join(map(str, problems)) + f". To recover, {remedy}")
         return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
                    write_config=write_config)
 
@@ -126,6 +139,7 @@ class MemoryGraph:
         """Delete every node of ``ns`` (and what this process cached of it)."""
         check_identifier(ns, "ns")
         self.query("memory/drop_namespace", {"ns": ns}, write=True)
+        self._store.forget_version(ns)
         self._views.forget_namespace(ns)
 
     @_one_at_a_time
@@ -325,6 +339,17 @@ class MemoryGraph:
             self._store.remove_tracer(tracer)
 
     # -- status -------------------------------------------------------------------
+
+    def check(self) -> list[str]:
+        """What ``graphmem check`` reports: every way the store's namespaces, records and
+        version journal disagree (empty when the store is whole)."""
+        return [str(p) for p in check_store(self._store, self._queries)]
+
+    def settle(self) -> list[str]:
+        """After a damaged log: accept what the graph holds as each namespace's history
+        (the longest prefix that replays consistently) and say what was lost. Run by
+        ``graphmem repair``; any other process using the store must be closed."""
+        return settle(self._store, check_store(self._store, self._queries))
 
     def status(self) -> dict[str, Any]:
         """Backend, URI, node counts by label, edge counts by type, schema version."""

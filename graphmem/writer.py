@@ -107,6 +107,7 @@ class Writer:
                                 link=self.design.link)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
+            self.store.note_version(deposit.ns, current.version + 1)
             self.views.synced(deposit.ns, current.version + 1)
             return RememberResult(deposit_id=plan.deposit_id, ns=deposit.ns,
                                   atoms=plan.outcomes, attempts=n)
@@ -194,6 +195,7 @@ class Writer:
             if not self.store.write(self.queries["memory/unmerge"],
                                     rows.guarded(ns, view.version, now_ms())):
                 return None
+            self.store.note_version(ns, view.version + 1)
             self.views.synced(ns)
             return restored
 

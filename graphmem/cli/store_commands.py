@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import json
 from pathlib import Path
 
 import click
 
+from graphmem.api import MemoryGraph
 from graphmem.cli.app import cli, open_graph
 from graphmem.settings import StoreSettings
 from graphmem.store.repair import repair_append_only
@@ -92,5 +95,27 @@ def repair(ctx: click.Context, data_dir: Path | None) -> None:
     settings = StoreSettings.from_env(data_dir=data_dir or ctx.obj["data_dir"])
     backup, report = repair_append_only(settings.data_dir, settings.redis_server)
     click.echo(report.strip())
+    # a damaged record that still parses replays wrongly: the journal tells what was lost
+    with MemoryGraph.open(data_dir=settings.data_dir, check=False) as g:
+        lines = g.settle()
+    for line in lines:
+        click.echo(line)
     click.echo(f"repaired {Path(settings.data_dir).resolve()}; the damaged files are kept "
                f"in {backup}")
+
+
+@cli.command()
+@click.pass_context
+def check(ctx: click.Context) -> None:
+    """Check that the store is whole: every namespace's version agrees with its memories,
+    its log and the version journal (what opening a store checks). Exit 1 if not."""
+    obj = ctx.find_root().obj
+    with MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"], check=False) as g:
+        problems = g.check()
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        click.echo("the store is damaged: run `graphmem repair` (embedded store) with every "
+                   "process using it closed", err=True)
+        sys.exit(1)
+    click.echo("the store is whole")
