@@ -9,14 +9,15 @@ from functools import partial, wraps
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
-from graphmem.atomise import atomise
+from graphmem.atomise import LLMAtomiser, atomise
 from graphmem.canonical import canonical_text
 from graphmem.consensus import Judge
 from graphmem.designs import design_named
 from graphmem.embed import Embedder
-from graphmem.errors import CorruptDataError, InvalidInput
+from graphmem.configured import chat_model_from_env, embedder_from_env, llm_roles
+from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.integrity import check_store, settle
-from graphmem.judge import judge_equivalence
+from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -28,7 +29,8 @@ from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.text.nlp import Parser
-from graphmem.views import Views
+from graphmem.retry import retry_moved_version
+from graphmem.views import Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
 
@@ -62,7 +64,7 @@ class MemoryGraph:
     def __init__(self, store: Store, *, embedder: Embedder | None = None,
                  atomiser: Any = None, judge: Judge | None = None, design: str = "consensus",
                  write_config: WriteConfig = DEFAULT_WRITE,
-                 parser: Parser | None = None) -> None:
+                 parser: Parser | None = None, adopt_embedder: bool = False) -> None:
         self._store = store
         self._queries = queries_for(store.capabilities.backend)
         self._embedder = embedder or Embedder()
@@ -77,12 +79,21 @@ class MemoryGraph:
                               config=write_config)
         self._amplification = Amplification()
         self._lock = threading.RLock()
+        recorded = self.query("admin/embedding_model",
+                              {"name": self._embedder.name, "now": now_ms()}, write=True)[0]
+        if recorded["name"] != self._embedder.name and not adopt_embedder:
+            raise ConfigError(
+                f"the store's vectors were made with the embedding model {recorded['name']!r} "
+                f"but this process uses {self._embedder.name!r} (GRAPHMEM_EMBEDDER); open it "
+                f"with the same model, or rebuild its vectors with `graphmem reembed` "
+                "(every other process closed)")
 
     @classmethod
     def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
              embedder: Embedder | None = None, atomiser: Any = None, judge: Judge | None = None,
              design: str = "consensus", write_config: WriteConfig = DEFAULT_WRITE,
-             check: bool = True, **settings: Any) -> "MemoryGraph":
+             check: bool = True, adopt_embedder: bool = False,
+             **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
         Arguments left None come from the environment (GRAPHMEM_URI, GRAPHMEM_DATA, ...).
@@ -90,11 +101,20 @@ class MemoryGraph:
         consensus (default), nomerge, private or shared-acl (see graphmem.designs).
         ``atomiser`` and ``judge`` replace the deterministic defaults (for example
         ``graphmem.atomise.LLMAtomiser(chat_model)``, ``graphmem.judge.LLMJudge(chat_model)``);
-        ``write_config`` tunes the write path (``graphmem.WriteConfig``). With ``check``
+        ``write_config`` tunes the write path (``graphmem.WriteConfig``). Models left None
+        come from GRAPHMEM_EMBEDDER and GRAPHMEM_LLM (``graphmem.configured``); a store
+        built with another embedding model is refused unless ``adopt_embedder`` (what
+        ``reembed`` needs). With ``check``
         (the default) a store whose writes were lost to a damaged log is refused with
         ``CorruptDataError`` (see ``graphmem.integrity``; ``graphmem check`` shows why).
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
+        embedder = embedder or embedder_from_env()
+        chat_model = chat_model_from_env() if atomiser is None or judge is None else None
+        if chat_model is not None:
+            roles = llm_roles()
+            atomiser = atomiser or (LLMAtomiser(chat_model) if "atomise" in roles else None)
+            judge = judge or (LLMJudge(chat_model) if "judge" in roles else None)
         store = open_store(config)
         try:
             store.ensure_schema()
@@ -111,8 +131,12 @@ class MemoryGraph:
                           "embedded:") else "run `graphmem check` for details")
             raise CorruptDataError(f"the store at {store.uri} is damaged: "
                                    + "; ".join(map(str, problems)) + f". To recover, {remedy}")
-        return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
-                   write_config=write_config)
+        try:
+            return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
+                       write_config=write_config, adopt_embedder=adopt_embedder)
+        except BaseException:
+            store.close()
+            raise
 
     @property
     def embedder(self) -> Embedder:
@@ -339,6 +363,43 @@ class MemoryGraph:
             self._store.remove_tracer(tracer)
 
     # -- status -------------------------------------------------------------------
+
+    @_one_at_a_time
+    def reembed(self, *, batch: int = 256,
+                progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+        """Rebuild every memory's vector with this handle's embedding model and record the
+        model in the store; returns the memories re-embedded per namespace. Each batch is
+        one write guarded by its namespace's version; run it with other processes closed
+        (they still hold the old model)."""
+        done: dict[str, int] = {}
+        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
+            rows = self.query("memory/texts_to_embed", {"ns": ns})
+            for lo in range(0, len(rows), batch):
+                chunk = rows[lo:lo + batch]
+                vectors = self._embedder.embed([r["text"] for r in chunk])
+                payload = [{"id": r["id"], "embedding": [float(x) for x in v]}
+                           for r, v in zip(chunk, vectors)]
+                self._write_guarded(ns, "memory/set_embeddings", {"rows": payload})
+                if progress:
+                    progress(ns, lo + len(chunk))
+            done[ns] = len(rows)
+            self._views.forget_namespace(ns)
+        self.query("admin/set_embedding_model", {"name": self._embedder.name, "now": now_ms(),
+                                                 "dimension": self._embedder.dimension},
+                   write=True)
+        return done
+
+    def _write_guarded(self, ns: str, name: str, params: dict[str, Any]) -> None:
+        def attempt(n: int) -> bool | None:
+            state = self._views.state(ns)
+            version = state.version if state else 0
+            if not self.query(name, {"ns": ns, "expected": version, "seq": version + 1,
+                                     **params}, write=True):
+                return None
+            self._store.note_version(ns, version + 1)
+            return True
+
+        retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=f"{name} in {ns!r}")
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

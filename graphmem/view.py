@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import insort
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import AbstractSet, Callable, Iterable
+from typing import AbstractSet, Callable, Sequence
 
 import numpy as np
 
@@ -74,7 +74,7 @@ class NamespaceView:
         self.version = -1  # namespace version this view reflects
         self.records: dict[str, MemoryRecord] = {}
         self._ids: list[str] = []
-        self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)
+        self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)  # resized by 1st vector
         # the same vectors in half precision, scanned first when the view is large
         self._half = np.zeros((64, DIMENSION), dtype=np.float16)
         self._owned: dict[str, list[int]] = {}
@@ -191,8 +191,11 @@ class NamespaceView:
         except KeyError:
             return ()
 
-    def _append_vector(self, vector: Iterable[float]) -> None:
+    def _append_vector(self, vector: Sequence[float]) -> None:
         n = len(self._ids)
+        if n == 0 and len(vector) != self._matrix.shape[1]:  # another embedding model
+            self._matrix = np.zeros((64, len(vector)), dtype=np.float32)
+            self._half = np.zeros((64, len(vector)), dtype=np.float16)
         if n == len(self._matrix):
             self._matrix = _grown(self._matrix, n)
             self._half = _grown(self._half, n)
