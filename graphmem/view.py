@@ -39,6 +39,8 @@ class MemoryRecord:
     asserted_by: list[str] = field(default_factory=list)
     variants: list[str] = field(default_factory=list)
     forgotten: bool = False
+    valid_until: int | None = None  # a later claim replaced this one from then on
+    superseded_by: str | None = None
     mentions: set[str] = field(default_factory=set)  # entity ids
     context: str | None = None  # what the first deposit answered (indexed, not the text)
     #: the context each owner's own deposit answered (None: it had none)
@@ -133,6 +135,8 @@ class NamespaceView:
         record.asserted_by = asserted_by
         record.variants = list(row.get("variants") or [record.text])
         record.forgotten = bool(row.get("forgotten"))
+        record.valid_until = row.get("valid_until")
+        record.superseded_by = row.get("superseded_by")
         record.context = row.get("context")
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         record.owner_contexts = _owner_contexts(row, record.context)
