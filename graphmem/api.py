@@ -18,6 +18,7 @@ from graphmem.configured import chat_model_from_env, embedder_from_env, llm_role
 from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
+from graphmem.lifecycle.curation import Curator
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -78,6 +79,7 @@ class MemoryGraph:
                               parser=self._parser, design=design_named(design),
                               config=write_config)
         self._amplification = Amplification()
+        self._curator = Curator(store, self._queries, self._views, self._embedder.embed)
         self._lock = threading.RLock()
         recorded = self.query("admin/embedding_model",
                               {"name": self._embedder.name, "now": now_ms()}, write=True)[0]
@@ -400,6 +402,47 @@ class MemoryGraph:
             return True
 
         retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=f"{name} in {ns!r}")
+
+    # -- curation: a person steering what is remembered (graphmem.lifecycle) --------
+
+    @_one_at_a_time
+    def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
+        self._curator.set_pinned(memory_id, True, by=by, ns=ns)
+
+    @_one_at_a_time
+    def unpin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Undo ``pin``."""
+        self._curator.set_pinned(memory_id, False, by=by, ns=ns)
+
+    @_one_at_a_time
+    def forget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Take ``memory_id`` out of recall (reversible with ``unforget``; kept for audit)."""
+        self._curator.set_forgotten(memory_id, True, by=by, ns=ns)
+
+    @_one_at_a_time
+    def unforget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Bring a forgotten memory back into recall."""
+        self._curator.set_forgotten(memory_id, False, by=by, ns=ns)
+
+    @_one_at_a_time
+    def correct(self, memory_id: str, text: str, *, by: str, ns: str = DEFAULT_NS) -> str:
+        """A new wording that supersedes ``memory_id`` from now on; returns its id."""
+        return self._curator.correct(memory_id, text, by=by, ns=ns)
+
+    @_one_at_a_time
+    def delete(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Erase ``memory_id``'s text, wordings, context and vector (and the deposit texts
+        and log payloads quoting it) for a privacy request; a tombstone and the logged act
+        remain."""
+        self._curator.delete(memory_id, by=by, ns=ns)
+
+    @_one_at_a_time
+    def consolidate(self, memory_ids: Sequence[str], *, by: str,
+                    ns: str = DEFAULT_NS) -> str:
+        """Several memories become one semantic fact owned by all their owners; the
+        sources leave recall but stay, linked by CONSOLIDATED_FROM. Returns its id."""
+        return self._curator.consolidate(memory_ids, by=by, ns=ns)
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

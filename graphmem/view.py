@@ -115,12 +115,16 @@ class NamespaceView:
         record = self.records.get(mid)
         if record is None:
             record = MemoryRecord(id=mid, row=len(self._ids), text=row["text"], seq=row["seq"])
-            self._append_vector(row["embedding"])
+            self._append_vector(row["embedding"] if row.get("embedding") is not None
+                                else [0.0] * self._matrix.shape[1])
             self._ids.append(mid)
             self.records[mid] = record
         elif row.get("embedding") is not None:
             self._matrix[record.row] = np.asarray(row["embedding"], dtype=np.float32)
             self._half[record.row] = self._matrix[record.row]
+        elif row.get("deleted"):  # erased for privacy: nothing of it stays in memory
+            self._matrix[record.row] = 0.0
+            self._half[record.row] = 0.0
         record.text = row["text"]
         record.seq = int(row["seq"])
         record.t = row.get("t")

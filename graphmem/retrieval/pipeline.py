@@ -93,7 +93,9 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
     weights = weights_for(config, query.kind if config.classify else None)
     ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
-    rankings = run_channels(ctx, query, config, weights)
+    # forgotten (and deleted) memories are out of recall, whichever channel found them
+    rankings = {name: [m for m in ranked if not view.records[m].forgotten]
+                for name, ranked in run_channels(ctx, query, config, weights).items()}
     # ties go by storage order, not by the random memory ids: the same deposits rank
     # the same in every process
     def stored(mid: str) -> int:
