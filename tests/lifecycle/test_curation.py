@@ -82,3 +82,24 @@ def test_curation_refuses_what_it_cannot_do(graph):
         graph.correct(mid, "  ", by="ines")
     with pytest.raises(InvalidInput, match="at least two"):
         graph.consolidate([mid, mid], by="ines")
+
+
+def test_the_command_line_twins_log_the_curator(tmp_path):
+    import subprocess
+    import sys
+
+    def graphmem(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; main()",
+                               "--data-dir", str(tmp_path / "d"), *args],
+                              capture_output=True, text=True, timeout=300)
+
+    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
+        mid = g.remember("ana", "The east gate was left open.").memory_ids[0]
+    assert graphmem("forget", mid, "--by", "ines").returncode == 0
+    fixed = graphmem("correct", mid, "The east gate was shut.", "--by", "ines")
+    assert fixed.returncode == 0, fixed.stderr
+    bad = graphmem("pin", "m-nope", "--by", "ines")
+    assert bad.returncode == 1 and "no memory 'm-nope'" in bad.stderr
+    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
+        assert ops(g, mid) == [("forget", "ines"), ("correct", "ines")]
+        assert g.recall("ana", "east gate")[0].memory_id == fixed.stdout.strip()
