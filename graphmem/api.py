@@ -19,6 +19,8 @@ from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
+from graphmem.lifecycle.decay import DecaySettings, utilities
+from graphmem.lifecycle.maintenance import decay_settings, maintain, task_vectors
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -263,6 +265,11 @@ class MemoryGraph:
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
+        settings = decay_settings(self._store, self._queries, ns)
+        tasks = {a: v for a, v in task_vectors(self._store, self._queries, ns,
+                                                self._embedder.embed).items() if a == agent}
+        scores = utilities(view, [h.memory_id for h in hits], tasks, settings, now_ms())
+        hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
@@ -443,6 +450,46 @@ class MemoryGraph:
         """Several memories become one semantic fact owned by all their owners; the
         sources leave recall but stay, linked by CONSOLIDATED_FROM. Returns its id."""
         return self._curator.consolidate(memory_ids, by=by, ns=ns)
+
+    # -- Intelligent Decay (graphmem.lifecycle.decay) ---------------------------------
+
+    def set_task(self, agent: str, task: str, *, ns: str = DEFAULT_NS) -> None:
+        """What ``agent`` works on now: memories relevant to it score higher (E)."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
+        if not isinstance(task, str) or not task.strip():
+            raise InvalidInput("the task is empty; describe what the agent works on")
+        self.query("lifecycle/set_task", {"ns": ns, "agent": agent, "task": task.strip(),
+                                          "now": now_ms()}, write=True)
+
+    def set_decay(self, *, ns: str = DEFAULT_NS, **settings: float) -> DecaySettings:
+        """Set ``ns``'s decay parameters (alpha, beta, gamma, half_life_days, threshold,
+        cluster_similarity); returns them all."""
+        check_identifier(ns, "ns")
+        try:
+            chosen = decay_settings(self._store, self._queries, ns).model_copy(
+                update=settings)
+            chosen = DecaySettings.model_validate(chosen.model_dump())
+        except ValueError as exc:
+            raise InvalidInput(f"invalid decay settings {settings}: {exc}") from None
+        self._views.ensure_namespace(ns)
+        self.query("lifecycle/set_decay_settings",
+                   {"ns": ns, "decay": chosen.model_dump_json()}, write=True)
+        return chosen
+
+    @_one_at_a_time
+    def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:
+        """Score every memory of ``ns`` (S = αR + βE + γU, recorded on each memory for
+        Cypher), consolidate related memories under the threshold into semantic facts and
+        prune the rest under it; pinned memories are never touched. Returns what it did."""
+        check_identifier(ns, "ns")
+        when = parse_at(now)
+        report = maintain(self._store, self._queries, self._views, self._curator,
+                          self._embedder.embed, ns,
+                          now=to_epoch_ms(when) if when is not None else None)
+        return {"ns": ns, "scored": report.scored, "below_threshold": report.below_threshold,
+                "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
+                "pruned": report.pruned}
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

@@ -191,6 +191,8 @@ class Hit(BaseModel):
     status: Literal["current", "superseded", "disputed"] = "current"
     valid_until: datetime | None = None
     superseded_by: str | None = None
+    #: Intelligent Decay: S = αR + βE + γU and its terms, E for the asker's task
+    utility: dict[str, float] = Field(default_factory=dict)
     t: datetime | None = None
     variants: list[str] = Field(default_factory=list)
     explain: dict[str, Any] | None = None

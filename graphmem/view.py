@@ -39,6 +39,9 @@ class MemoryRecord:
     asserted_by: list[str] = field(default_factory=list)
     variants: list[str] = field(default_factory=list)
     forgotten: bool = False
+    pinned: bool = False
+    recorded_at: int | None = None  # when the system learned it (epoch ms)
+    kind: str = "episodic"
     valid_until: int | None = None  # a later claim replaced this one from then on
     superseded_by: str | None = None
     mentions: set[str] = field(default_factory=set)  # entity ids
@@ -139,6 +142,9 @@ class NamespaceView:
         record.asserted_by = asserted_by
         record.variants = list(row.get("variants") or [record.text])
         record.forgotten = bool(row.get("forgotten"))
+        record.pinned = bool(row.get("pinned"))
+        record.recorded_at = row.get("recorded_at")
+        record.kind = row.get("kind") or "episodic"
         record.valid_until = row.get("valid_until")
         record.superseded_by = row.get("superseded_by")
         record.context = row.get("context")

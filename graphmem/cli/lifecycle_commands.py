@@ -3,6 +3,7 @@ and consolidate. Every act is logged with the person or agent named by --by."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import click
@@ -61,3 +62,35 @@ def consolidate(ctx: click.Context, memory_ids: tuple[str, ...], by: str, ns: st
     """MEMORY_IDS become one semantic fact owned by all their owners (prints its id)."""
     with open_graph(ctx) as g:
         click.echo(g.consolidate(list(memory_ids), by=by, ns=ns))
+
+
+@cli.command()
+@ns_option
+@click.option("--now", default=None, help="Score as of this time (ISO, date or epoch ms).")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+@click.pass_context
+def maintain(ctx: click.Context, ns: str, now: str | None, as_json: bool) -> None:
+    """Intelligent Decay: score every memory (S = αR + βE + γU, recorded on each for
+    Cypher), consolidate related ones under the threshold, prune the rest under it;
+    pinned memories are never touched."""
+    with open_graph(ctx) as g:
+        report = g.maintain(ns=ns, now=now)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo(f"{report['scored']} memories scored, {report['below_threshold']} under the "
+               f"threshold, {report['pinned_kept']} pinned kept; "
+               f"{len(report['consolidated'])} facts consolidated, "
+               f"{len(report['pruned'])} pruned")
+
+
+@cli.command()
+@click.argument("agent")
+@click.argument("task")
+@ns_option
+@click.pass_context
+def task(ctx: click.Context, agent: str, task: str, ns: str) -> None:
+    """Set what AGENT works on now (memories relevant to TASK decay slower)."""
+    with open_graph(ctx) as g:
+        g.set_task(agent, task, ns=ns)
+    click.echo(f"{agent} now works on: {task}")

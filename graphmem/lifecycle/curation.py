@@ -44,6 +44,11 @@ class Curator:
         self._act("curation/forget", "forget" if value else "unforget", memory_id, by, ns,
                   {"value": value})
 
+    def forget_many(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str) -> None:
+        """Forget many memories in one write (maintenance's pruning); pinned ones stay."""
+        self._guarded(ns, "curation/forget_many", {"memories": list(memory_ids), "by": by,
+                                                   "op": op})
+
     def delete(self, memory_id: str, *, by: str, ns: str) -> None:
         self._act("curation/delete", "delete", memory_id, by, ns, {})
 
