@@ -20,6 +20,7 @@ from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
+from graphmem.lifecycle.summarise import LLMSummariser, central_statement
 from graphmem.lifecycle.decay import DecaySettings, utilities
 from graphmem.lifecycle.maintenance import decay_settings, maintain, task_vectors
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
@@ -70,7 +71,8 @@ class MemoryGraph:
     def __init__(self, store: Store, *, embedder: Embedder | None = None,
                  atomiser: Any = None, judge: Judge | None = None, design: str = "consensus",
                  write_config: WriteConfig = DEFAULT_WRITE,
-                 parser: Parser | None = None, adopt_embedder: bool = False) -> None:
+                 parser: Parser | None = None, adopt_embedder: bool = False,
+                 summariser: Any = None) -> None:
         self._store = store
         self._queries = queries_for(store.capabilities.backend)
         self._embedder = embedder or Embedder()
@@ -84,7 +86,8 @@ class MemoryGraph:
                               parser=self._parser, design=design_named(design),
                               config=write_config)
         self._amplification = Amplification()
-        self._curator = Curator(store, self._queries, self._views, self._embedder.embed)
+        self._curator = Curator(store, self._queries, self._views, self._embedder.embed,
+                                summarise=summariser or central_statement)
         self._lock = threading.RLock()
         #: (ns, agent) -> the last WORKING_MEMORY memories the agent deposited or recalled
         self._working: dict[tuple[str, str], deque[str]] = {}
@@ -119,11 +122,13 @@ class MemoryGraph:
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
         embedder = embedder or embedder_from_env()
-        chat_model = chat_model_from_env() if atomiser is None or judge is None else None
+        chat_model = chat_model_from_env()
+        summariser = None
         if chat_model is not None:
             roles = llm_roles()
             atomiser = atomiser or (LLMAtomiser(chat_model) if "atomise" in roles else None)
             judge = judge or (LLMJudge(chat_model) if "judge" in roles else None)
+            summariser = LLMSummariser(chat_model) if "consolidate" in roles else None
         store = open_store(config)
         try:
             store.ensure_schema()
@@ -142,7 +147,8 @@ class MemoryGraph:
                                    + "; ".join(map(str, problems)) + f". To recover, {remedy}")
         try:
             return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
-                       write_config=write_config, adopt_embedder=adopt_embedder)
+                       write_config=write_config, adopt_embedder=adopt_embedder,
+                       summariser=summariser)
         except BaseException:
             store.close()
             raise

@@ -11,8 +11,9 @@
                         (``openai:gpt-4o-mini`` with ``pip install "graphmem[openai]"``,
                         ``ollama:llama3.1`` with ``graphmem[ollama]``, ...).
     GRAPHMEM_LLM_FOR    what the chat model does, comma-separated, of ``atomise``,
-                        ``judge`` and ``answer`` (default: all three). ``answer`` is the
-                        benchmark harness's answering and judging.
+                        ``judge``, ``consolidate`` (the wording of consolidated facts) and
+                        ``answer`` (the benchmark harness's answering and judging);
+                        default: all.
 
 A store records the embedding model it was built with; opening it with another refuses
 (``graphmem reembed`` rebuilds its vectors with the new one).
@@ -29,7 +30,7 @@ from typing import Any
 from graphmem.errors import ConfigError, InvalidInput, missing
 from graphmem.embed import Embedder
 
-ROLES = ("atomise", "judge", "answer")
+ROLES = ("atomise", "judge", "consolidate", "answer")
 #: extras that bring a provider's langchain integration
 PROVIDER_EXTRAS = {"openai": "openai", "anthropic": "anthropic", "ollama": "ollama"}
 #: providers langchain's init_chat_model knows (each needs its langchain-<provider> package)

@@ -8,8 +8,9 @@ catches up with it) and logged in the operation log with who did it:
     correct              a new wording supersedes the old one from now on
     delete               a privacy request: text, wordings, context and vector erased,
                          with the deposit texts and log payloads quoting them; a tombstone
-    consolidate          several memories become one semantic fact (extractive: the most
-                         central statement, every wording kept as a variant)
+    consolidate          several memories become one semantic fact: a chat model's summary
+                         when one is configured, else the most central statement; every
+                         wording kept as a variant
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.consensus import new_id
+from graphmem.lifecycle.summarise import central_statement
 from graphmem.errors import InvalidInput
 from graphmem.models import MAX_TEXT_CHARS, check_identifier
 from graphmem.queries import Queries
@@ -33,8 +35,11 @@ class Curator:
     """The curation acts on one store, for one ``MemoryGraph``."""
 
     def __init__(self, store: Store, queries: Queries, views: Views,
-                 embed: Callable[[Sequence[str]], np.ndarray]) -> None:
+                 embed: Callable[[Sequence[str]], np.ndarray],
+                 summarise: Callable[[Sequence[str], np.ndarray], str] = central_statement
+                 ) -> None:
         self._store, self._queries, self._views, self._embed = store, queries, views, embed
+        self._summarise = summarise
 
     def set_pinned(self, memory_id: str, value: bool, *, by: str, ns: str) -> None:
         self._act("curation/pin", "pin" if value else "unpin", memory_id, by, ns,
@@ -71,9 +76,8 @@ class Curator:
             raise InvalidInput(f"no memory {missing[0]!r} in namespace {ns!r}")
         records = [view.records[m] for m in ids]
         vectors = np.stack([view.vector(m) for m in ids])
-        central = int(np.argmax((vectors @ vectors.T).sum(axis=1)))
         variants = list(dict.fromkeys(v for r in records for v in (r.variants or [r.text])))
-        text = records[central].text
+        text = _checked_text(self._summarise([r.text for r in records], vectors))
         params = {"new": new_id("m"), "text": text, "variants": variants,
                   "asserted_by": list(dict.fromkeys(a for r in records for a in r.asserted_by)),
                   "t": max((r.t for r in records if r.t is not None), default=now_ms()),

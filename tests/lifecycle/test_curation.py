@@ -103,3 +103,30 @@ def test_the_command_line_twins_log_the_curator(tmp_path):
     with MemoryGraph.open(data_dir=tmp_path / "d") as g:
         assert ops(g, mid) == [("forget", "ines"), ("correct", "ines")]
         assert g.recall("ana", "east gate")[0].memory_id == fixed.stdout.strip()
+
+
+def test_with_a_chat_model_the_consolidated_fact_is_its_summary(tmp_path, monkeypatch, embedder):
+    import textwrap
+
+    (tmp_path / "summaries.py").write_text(textwrap.dedent("""
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+        def make():
+            return FakeListChatModel(responses=[
+                '{"fact": "The harbour crane was broken on Monday."}', *['not json'] * 10])
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRAPHMEM_LLM", "summaries:make")
+    monkeypatch.setenv("GRAPHMEM_LLM_FOR", "consolidate")
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        a = g.remember("ana", "The crane broke on Monday.").memory_ids[0]
+        b = g.remember("ben", "Repairs to the harbour crane began on Tuesday.").memory_ids[0]
+        fact = g.consolidate([a, b], by="ines")
+        c = g.remember("cy", "The ferry was late on Friday.").memory_ids[0]
+        d = g.remember("dee", "The ferry captain blamed the fog.").memory_ids[0]
+        fallback = g.consolidate([c, d], by="ines")  # unusable answer: the central statement
+        texts = g.cypher("MATCH (m:Memory) WHERE m.id IN [$f, $g] RETURN m.id AS id, m.text AS t",
+                         {"f": fact, "g": fallback})
+    by_id = {r["id"]: r["t"] for r in texts}
+    assert by_id[fact] == "The harbour crane was broken on Monday."
+    assert by_id[fallback] in {"The ferry was late on Friday.", "The ferry captain blamed the fog."}
