@@ -45,19 +45,25 @@ def load_pipeline(*, parser: bool = False) -> Language:
 DOC_CACHE_SIZE = 8192
 DOC_CACHE_MAX_CHARS = 2000
 _docs: OrderedDict[str, Doc] = OrderedDict()
+#: the same for the full pipeline (dependency parse and lemmas), which the equivalence
+#: judge reads for the few pairs whose verdict depends on it
+_parsed_docs: OrderedDict[str, Doc] = OrderedDict()
 
 
-def parse_many(texts: Sequence[str], *, batch_size: int = 256) -> list[Doc]:
-    """The pipeline's Doc of each text, parsed once per process for recent short texts."""
-    missing_texts = list(dict.fromkeys(t for t in texts if t not in _docs))
-    parsed = dict(zip(missing_texts, load_pipeline().pipe(missing_texts, batch_size=batch_size)))
+def parse_many(texts: Sequence[str], *, batch_size: int = 256, parser: bool = False) -> list[Doc]:
+    """The pipeline's Doc of each text, parsed once per process for recent short texts;
+    ``parser=True``: the full pipeline's (dependency parse, lemmas)."""
+    cache = _parsed_docs if parser else _docs
+    missing_texts = list(dict.fromkeys(t for t in texts if t not in cache))
+    pipeline = load_pipeline(parser=parser)
+    parsed = dict(zip(missing_texts, pipeline.pipe(missing_texts, batch_size=batch_size)))
     docs = []
     for text in texts:
-        doc = parsed[text] if text in parsed else _docs[text]
+        doc = parsed[text] if text in parsed else cache[text]
         docs.append(doc)
         if len(text) <= DOC_CACHE_MAX_CHARS:
-            _docs[text] = doc
-            _docs.move_to_end(text)
-    while len(_docs) > DOC_CACHE_SIZE:
-        _docs.popitem(last=False)
+            cache[text] = doc
+            cache.move_to_end(text)
+    while len(cache) > DOC_CACHE_SIZE:
+        cache.popitem(last=False)
     return docs
