@@ -116,8 +116,10 @@ class Lexicon:
         return bool(self.base_forms(word))
 
     def is_name(self, word: str) -> bool:
-        """A word WordNet writes only capitalised (dublin, jerry)."""
-        return word.lower() in self.proper
+        """A word WordNet writes only capitalised (dublin, jerry) and that is no form of
+        a common word ("lent" is a form of lend, not only the season)."""
+        word = word.lower()
+        return word in self.proper and all(f in self.proper for f in self.base_forms(word))
 
     def synsets(self, lemma: str) -> tuple[int, ...]:
         return self.senses.get(lemma.lower(), ())

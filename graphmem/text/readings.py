@@ -23,10 +23,13 @@ kind        a noun or adjective of one is a co-hyponym (aspirin/ibuprofen, dubli
 numbers; not stop words) of the two are the same up to WordNet synonyms: with no
 difference above, the two then say the same thing in another voice, tense or order.
 
-Lower-case names parse as common nouns ("omar thanked jerry." has no verb), so each
-text is read from a case-restored copy: a word WordNet writes only capitalised, or does
-not know and is no stop word, is capitalised, and so is the first word. The copy depends
-only on the words, not on their case, so the case of a name never changes a reading.
+Lower-case and rare names parse badly ("omar thanked jerry." and even "Noah forgave
+Mia." come out without a verb), so each text is parsed from a copy in which every name
+(a word WordNet writes only capitalised, or does not know and is no stop word) is
+replaced by a placeholder name the parser knows well (the first by "Alice", the second
+by "Bob", ...), and the first word is capitalised; the reading maps the placeholders
+back to the names. The copy depends only on the words, not on their case, so the case
+of a name never changes a reading.
 """
 
 from __future__ import annotations
@@ -44,11 +47,15 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 @dataclass(frozen=True)
 class Reading:
-    """One text's roles ({(predicate, role): parties}) and words ({lemma: coarse POS})."""
+    """One text's roles ({(predicate, role): parties}), words ({lemma: coarse POS}), content
+    words, and each lemma's form in the text (sooner for soon: WordNet knows the form)."""
 
     roles: dict[tuple[str, str], frozenset[str]]
     words: dict[str, str]
     content: frozenset[str]
+    forms: dict[str, str]
+    names: tuple[str, ...] = ()  # the names, in order of appearance
+    passive: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,70 +66,89 @@ class Difference:
     reason: str
 
 
-def restore_case(text: str, lexicon: Lexicon) -> str:
-    """A copy with names capitalised (see the module docstring) and the rest lower-cased
-    where it was capitalised only by position; the copy ignores the input's case."""
+PLACEHOLDERS = ("Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry", "Irene",
+                "Jack", "Laura", "Mark")
+
+
+def placeholder_copy(text: str, lexicon: Lexicon) -> tuple[str, dict[int, str]]:
+    """The copy the parser reads (see the module docstring) and, by character offset in
+    the copy, the name each placeholder stands for (lower case)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    def fix(match: re.Match) -> str:
+    names: dict[str, str] = {}
+    at: dict[int, str] = {}
+    out: list[str] = []
+    end = 0
+    for match in _WORD.finditer(text):
         word = match.group(0)
-        low = word.lower()
-        if low in STOP_WORDS or len(low) < 2:
-            return low
-        if lexicon.is_name(low) or not lexicon.known(low.replace("’", "'").split("'")[0]):
-            return low[:1].upper() + low[1:]
-        return low
+        low = word.lower().replace("’", "'")
+        stem = low.split("'")[0]
+        out.append(text[end:match.start()])
+        end = match.end()
+        is_name = (stem not in STOP_WORDS and len(stem) > 1
+                   and (lexicon.is_name(stem) or not lexicon.known(stem)))
+        if is_name and (stem in names or len(names) < len(PLACEHOLDERS)):
+            name = names.setdefault(stem, PLACEHOLDERS[len(names)])
+            at[sum(map(len, out))] = stem
+            out.append(name + word[len(stem):])
+        else:
+            out.append(low)
+    out.append(text[end:])
+    copy = "".join(out)
+    first = re.search(r"[a-z]", copy)
+    if first and not re.search(r"[A-Za-z]", copy[:first.start()]):
+        copy = copy[:first.start()] + copy[first.start()].upper() + copy[first.start() + 1:]
+    return copy, at
 
-    restored = _WORD.sub(fix, text)
-    return re.sub(r"^(\W*)([a-z])", lambda m: m.group(1) + m.group(2).upper(), restored)
+
+def _word(tok, names: dict[int, str]) -> str:
+    """The token's lemma, or the name its placeholder stands for."""
+    if tok.idx in names:
+        return names[tok.idx]
+    return tok.lemma_.lower() if tok.pos_ != "PROPN" else tok.text.lower()
 
 
-def read(docs, lexicon: Lexicon) -> list[Reading]:
-    """The Reading of each parsed Doc."""
-    return [_read(doc, lexicon) for doc in docs]
-
-
-def _read(doc, lexicon: Lexicon) -> Reading:
+def _read(doc, names: dict[int, str]) -> Reading:
     roles: dict[tuple[str, str], set[str]] = {}
     words: dict[str, str] = {}
+    forms: dict[str, str] = {}
     content = set()
     for tok in doc:
         if not tok.is_alpha:
             continue
-        lemma = tok.lemma_.lower() if tok.pos_ != "PROPN" else tok.text.lower()
-        words.setdefault(lemma, tok.pos_)
-        if tok.pos_ in CONTENT_POS and not tok.is_stop:
+        lemma = _word(tok, names)
+        words.setdefault(lemma, "PROPN" if tok.idx in names else tok.pos_)
+        forms.setdefault(lemma, tok.lower_ if tok.idx not in names else lemma)
+        if (tok.pos_ in CONTENT_POS and not tok.is_stop) or tok.idx in names:
             content.add(lemma)
         if tok.pos_ in ("VERB", "AUX"):
-            for role, party in _roles_of(tok):
+            for role, party in _roles_of(tok, names):
                 roles.setdefault((tok.lemma_.lower(), role), set()).add(party)
-    return Reading({k: frozenset(v) for k, v in roles.items()}, words, frozenset(content))
+    order = tuple(dict.fromkeys(names[t.idx] for t in doc if t.idx in names))
+    passive = any(t.dep_ in ("agent", "nsubjpass", "auxpass") or t.lower_ == "by" for t in doc)
+    return Reading({k: frozenset(v) for k, v in roles.items()}, words, frozenset(content), forms,
+                   order, passive)
 
 
-def _party(tok) -> list[str]:
+def _party(tok, names: dict[int, str]) -> list[str]:
     """The parties a role-filling token names: itself and its conjuncts (pronouns: none)."""
-    out = []
-    for t in [tok, *tok.conjuncts]:
-        if t.pos_ == "PRON":
-            continue
-        out.append(t.lemma_.lower() if t.pos_ != "PROPN" else t.text.lower())
-    return out
+    return [_word(t, names) for t in [tok, *tok.conjuncts] if t.pos_ != "PRON"]
 
 
-def _roles_of(verb) -> list[tuple[str, str]]:
+def _roles_of(verb, names: dict[int, str]) -> list[tuple[str, str]]:
     found = []
     for child in verb.children:
         dep = child.dep_
         if dep == "nsubj":
-            found += [("subj", p) for p in _party(child)]
+            found += [("subj", p) for p in _party(child, names)]
         elif dep in ("nsubjpass", "dobj"):
-            found += [("obj", p) for p in _party(child)]
+            found += [("obj", p) for p in _party(child, names)]
         elif dep == "agent":
-            found += [("subj", p) for g in child.children if g.dep_ == "pobj" for p in _party(g)]
+            found += [("subj", p) for g in child.children if g.dep_ == "pobj" for p in _party(g, names)]
         elif dep == "dative" or (dep == "prep" and child.lower_ == "to"):
             objects = [g for g in child.children if g.dep_ == "pobj"]
             targets = objects or ([child] if dep == "dative" and child.pos_ != "ADP" else [])
-            found += [("to", p) for g in targets for p in _party(g)]
+            found += [("to", p) for g in targets for p in _party(g, names)]
     return found
 
 
@@ -130,7 +156,9 @@ def read_texts(texts: list[str], lexicon: Lexicon) -> list[Reading]:
     """The Reading of each text, parsed from its case-restored copy (parses are cached)."""
     from graphmem.text.nlp import parse_many
 
-    return read(parse_many([restore_case(t, lexicon) for t in texts], parser=True), lexicon)
+    copies = [placeholder_copy(t, lexicon) for t in texts]
+    docs = parse_many([copy for copy, _ in copies], parser=True)
+    return [_read(doc, names) for doc, (_, names) in zip(docs, copies)]
 
 
 def compare(a: Reading, b: Reading, lexicon: Lexicon, *, roles: bool = True) -> Difference | None:
@@ -138,7 +166,22 @@ def compare(a: Reading, b: Reading, lexicon: Lexicon, *, roles: bool = True) -> 
     ``roles=False`` compares only the words."""
     if not roles:
         return _words_differ(a, b, lexicon)
-    return _roles_swapped(a, b, lexicon) or _words_differ(a, b, lexicon) or _roles_replaced(a, b, lexicon)
+    return (_roles_swapped(a, b, lexicon) or _names_reordered(a, b) or _words_differ(a, b, lexicon)
+            or _roles_replaced(a, b, lexicon))
+
+
+def _names_reordered(a: Reading, b: Reading) -> Difference | None:
+    """Where the parse found no roles in one text (the small model misreads some verbs,
+    "forgave"), two active sentences naming the same people in another order."""
+    if (a.roles and b.roles) or a.passive or b.passive:
+        return None
+    shared = set(a.names) & set(b.names)
+    order_a = [n for n in a.names if n in shared]
+    order_b = [n for n in b.names if n in shared]
+    if len(shared) >= 2 and order_a != order_b:
+        return Difference("roles", f"roles swapped (read from word order, no parse): "
+                                   f"{'/'.join(order_a)}≠{'/'.join(order_b)}")
+    return None
 
 
 def _same_predicate(x: str, y: str, lexicon: Lexicon) -> bool:
@@ -163,7 +206,9 @@ def _roles_swapped(a: Reading, b: Reading, lexicon: Lexicon) -> Difference | Non
         for ra in ROLE_NAMES:
             for rb in ROLE_NAMES:
                 moved = held_a[ra] & held_b[rb] - held_a[rb] - held_b[ra] if ra != rb else set()
-                if moved:
+                # a party moving into a role left empty may be a misparse (inversion):
+                # a swap needs someone else in the role it left
+                if moved and held_b[ra]:
                     other = "+".join(sorted(held_b[ra])) or "nobody"
                     return Difference("roles", f"roles swapped: {ROLE_NAMES[ra]} of {verb!r} "
                                                f"{'+'.join(sorted(held_a[ra]))}≠{other}")
@@ -191,6 +236,8 @@ def _words_differ(a: Reading, b: Reading, lexicon: Lexicon) -> Difference | None
     for x in only_a:
         for y in only_b:
             relation = lexicon.relation(x, y)
+            if relation is None or relation.kind == "synonym":
+                relation = lexicon.relation(a.forms.get(x, x), b.forms.get(y, y)) or relation
             if relation is None or relation.kind == "synonym":
                 continue
             if relation.kind in ("antonym", "scale"):
