@@ -144,6 +144,7 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
     for mid, item in pending.items():  # atoms earlier in this same deposit
         scored[mid] = float(item.vector @ vector)
     conflicts: list[str] = []
+    reason = ""
     for mid, similarity in sorted(scored.items(), key=lambda kv: -kv[1]):
         wordings = pending[mid].variants if mid in pending else view.records[mid].variants
         # Judge against what was deposited, not the canonical text: the canonical text
@@ -154,9 +155,11 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
         equivalent = next((v for v in verdicts if v.kind == "equivalent"), None)
         if equivalent is not None:
             return mid, similarity, conflicts, equivalent.reason
-        if any(v.kind == "contradiction" for v in verdicts):
+        contradiction = next((v for v in verdicts if v.kind == "contradiction"), None)
+        if contradiction is not None:
             conflicts.append(mid)
-    return None, 0.0, conflicts, ""
+            reason = reason or contradiction.reason  # why the atom did not merge
+    return None, 0.0, conflicts, reason
 
 
 def _when(meaning: Any, deposit_t: int) -> dict:
