@@ -25,11 +25,13 @@ difference above, the two then say the same thing in another voice, tense or ord
 
 Lower-case and rare names parse badly ("omar thanked jerry." and even "Noah forgave
 Mia." come out without a verb), so each text is parsed from a copy in which every name
-(a word WordNet writes only capitalised, or does not know and is no stop word) is
-replaced by a placeholder name the parser knows well (the first by "Alice", the second
-by "Bob", ...), and the first word is capitalised; the reading maps the placeholders
-back to the names. The copy depends only on the words, not on their case, so the case
-of a name never changes a reading.
+is replaced by a placeholder name the parser knows well (the first by "Alice", the
+second by "Bob", ...), and the first word is capitalised; the reading maps the
+placeholders back to the names. A name is a word that is no stop word and that WordNet
+writes only capitalised or does not know, or a capitalised word inside a sentence. For
+names that are not English words the copy depends only on the words, not their case, so
+their case never changes a reading; a name that is also a word ("lily", "mark") is read
+as a name only when capitalised inside a sentence.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ ROLE_NAMES = {"subj": "subject", "obj": "object", "to": "recipient"}
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 KIN_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_SENTENCE_END = re.compile(r"[.!?:]")
 
 
 @dataclass(frozen=True)
@@ -85,8 +88,10 @@ def placeholder_copy(text: str, lexicon: Lexicon) -> tuple[str, dict[int, str]]:
         stem = low.split("'")[0]
         out.append(text[end:match.start()])
         end = match.end()
+        starts_sentence = not re.search(r"[A-Za-z0-9,;]", _SENTENCE_END.split(text[:match.start()])[-1])
         is_name = (stem not in STOP_WORDS and len(stem) > 1
-                   and (lexicon.is_name(stem) or not lexicon.known(stem)))
+                   and (lexicon.is_name(stem) or not lexicon.known(stem)
+                        or (word[:1].isupper() and not starts_sentence)))
         if is_name and (stem in names or len(names) < len(PLACEHOLDERS)):
             name = names.setdefault(stem, PLACEHOLDERS[len(names)])
             at[sum(map(len, out))] = stem
