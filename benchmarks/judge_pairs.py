@@ -112,6 +112,13 @@ def report_pairs(model, *, folds: int = 5, threshold: float | None = None) -> No
     for r, v, s in wrong:
         print(f"  [{r['part']}/{r['class']}] sim {s:.3f} {v.kind}: {r['a']!r} / {r['b']!r} -- {v.reason}")
     tuned = [i for i, r in enumerate(rows) if r["part"] in ("tune", "held")]
+    print("\n### threshold sweep over tune+held (the contradiction floor follows below 0.75)")
+    print("| threshold | must-not merged | paraphrases merged | precision |")
+    print("|---|---|---|---|")
+    for t in THRESHOLDS[::5]:
+        sub = [rows[i] for i in tuned]
+        r = rates(sub, [v.kind == "equivalent" for v in verdicts(sub, [sims[i] for i in tuned], t)])
+        print(f"| {t} | {r['apart merged']:.3f} | {r['paraphrases merged']:.3f} | {r['precision']:.3f} |")
     cv = cross_validate([rows[i] for i in tuned], [sims[i] for i in tuned], folds)
     print(f"\n### {folds}-fold cross-validation of the threshold over tune+held")
     print("| fold | threshold | must-not merged | paraphrases merged | precision |")

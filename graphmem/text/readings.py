@@ -136,8 +136,10 @@ def _read(doc, names: dict[int, str]) -> Reading:
 
 
 def _party(tok, names: dict[int, str]) -> list[str]:
-    """The parties a role-filling token names: itself and its conjuncts (pronouns: none)."""
-    return [_word(t, names) for t in [tok, *tok.conjuncts] if t.pos_ != "PRON"]
+    """The parties a role-filling token names: itself and its conjuncts (pronouns: none),
+    each as written (lower case): the lemmatiser reads a name at the start of a sentence
+    as a plural ("Ines" -> "ine") but not inside one."""
+    return [names.get(t.idx, t.lower_) for t in [tok, *tok.conjuncts] if t.pos_ != "PRON"]
 
 
 def _roles_of(verb, names: dict[int, str]) -> list[tuple[str, str]]:
