@@ -318,3 +318,8 @@ def test_the_case_of_names_never_changes_a_verdict(pair, verb, passive, case_a, 
     recased = judge_equivalence(f"{case_a(x)} {verb[0]} {case_a(y)}.",
                                 second.replace(y, case_b(y)).replace(x, case_b(x)), sim).kind
     assert recased == reference
+
+
+def test_to_and_from_flip_a_direction():
+    verdict = judge_equivalence("Gina moved to Boston.", "Gina moved from Boston.", 0.99)
+    assert verdict.kind == "contradiction" and verdict.failed_guards == ("roles",)

@@ -12,7 +12,8 @@ roles       one party holds another role of the same predicate (swapped: "Omar t
             Priya" / "Priya thanked Omar"), or one role is filled by different parties in
             the two ("Omar" / "Ali thanked Priya"). Passive is read as its active: the
             passive subject is the object, the "by" phrase the subject; "to X" and the
-            dative are the recipient. Pronouns fill no role (they name no one by themselves).
+            dative are the recipient, "from X" the source (to and from flip a direction).
+            Pronouns fill no role (they name no one by themselves).
 antonym     a word of one is WordNet's antonym of a word of the other (open/closed,
 scale       gained/lost, before/after), or both are values of one attribute (hot/warm)
 kind        a noun or adjective of one is a co-hyponym (aspirin/ibuprofen, dublin/cork,
@@ -41,7 +42,9 @@ from dataclasses import dataclass
 
 from graphmem.text.lexicon import Lexicon, Relation
 
-ROLE_NAMES = {"subj": "subject", "obj": "object", "to": "recipient"}
+ROLE_NAMES = {"subj": "subject", "obj": "object", "to": "recipient/goal", "from": "source"}
+#: roles marked by a preposition: a party moving between them is no misparse
+MARKED = frozenset({"to", "from"})
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 KIN_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -156,6 +159,8 @@ def _roles_of(verb, names: dict[int, str]) -> list[tuple[str, str]]:
             objects = [g for g in child.children if g.dep_ == "pobj"]
             targets = objects or ([child] if dep == "dative" and child.pos_ != "ADP" else [])
             found += [("to", p) for g in targets for p in _party(g, names)]
+        elif dep == "prep" and child.lower_ == "from":
+            found += [("from", p) for g in child.children if g.dep_ == "pobj" for p in _party(g, names)]
     return found
 
 
@@ -214,8 +219,9 @@ def _roles_swapped(a: Reading, b: Reading, lexicon: Lexicon) -> Difference | Non
             for rb in ROLE_NAMES:
                 moved = held_a[ra] & held_b[rb] - held_a[rb] - held_b[ra] if ra != rb else set()
                 # a party moving into a role left empty may be a misparse (inversion):
-                # a swap needs someone else in the role it left
-                if moved and held_b[ra]:
+                # a swap needs someone else in the role it left, unless a preposition
+                # marks both roles ("moved to Boston" / "moved from Boston")
+                if moved and (held_b[ra] or {ra, rb} <= MARKED):
                     other = "+".join(sorted(held_b[ra])) or "nobody"
                     return Difference("roles", f"roles swapped: {ROLE_NAMES[ra]} of {verb!r} "
                                                f"{'+'.join(sorted(held_a[ra]))}≠{other}")
