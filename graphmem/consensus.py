@@ -144,7 +144,7 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
     for mid, item in pending.items():  # atoms earlier in this same deposit
         scored[mid] = float(item.vector @ vector)
     conflicts: list[str] = []
-    reason = ""
+    why_not = nearest = ""
     for mid, similarity in sorted(scored.items(), key=lambda kv: -kv[1]):
         wordings = pending[mid].variants if mid in pending else view.records[mid].variants
         # Judge against what was deposited, not the canonical text: the canonical text
@@ -158,8 +158,10 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
         contradiction = next((v for v in verdicts if v.kind == "contradiction"), None)
         if contradiction is not None:
             conflicts.append(mid)
-            reason = reason or contradiction.reason  # why the atom did not merge
-    return None, 0.0, conflicts, reason
+            why_not = why_not or contradiction.reason
+        nearest = nearest or (verdicts[0].reason if verdicts else "")
+    # why the atom became a new memory: a conflict, else the nearest memory's verdict
+    return None, 0.0, conflicts, why_not or nearest
 
 
 def _when(meaning: Any, deposit_t: int) -> dict:

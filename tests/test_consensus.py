@@ -44,3 +44,10 @@ def test_a_swapped_deposit_is_a_contradiction_not_a_merge(embedded_graph):
     assert first.memory_ids != second.memory_ids
     assert first.memory_ids[0] in second.atoms[0].contradicts
     assert "roles swapped" in second.atoms[0].reason
+
+
+def test_a_new_memory_keeps_the_reason_it_did_not_merge(embedded_graph):
+    g = embedded_graph
+    g.remember("ann", "The shop is open.", place="market")
+    created = g.remember("bob", "The rain stopped.", place="market")
+    assert created.atoms[0].action == "created" and "similarity" in created.atoms[0].reason

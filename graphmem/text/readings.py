@@ -9,8 +9,8 @@ Differences ``compare`` reports, in this order (the first found is the reason):
 
 ==========  =================================================================================
 roles       one party holds another role of the same predicate (swapped: "Omar thanked
-            Priya" / "Priya thanked Omar"), or one role is filled by different parties in
-            the two ("Omar" / "Ali thanked Priya"). Passive is read as its active: the
+            Priya" / "Priya thanked Omar"), or one role is filled by another named party
+            ("omar" / "ali thanked priya": lower case, which the names guard cannot see). Passive is read as its active: the
             passive subject is the object, the "by" phrase the subject; "to X" and the
             dative are the recipient, "from X" the source (to and from flip a direction).
             Pronouns fill no role (they name no one by themselves).
@@ -140,9 +140,14 @@ def _read(doc, names: dict[int, str]) -> Reading:
 
 def _party(tok, names: dict[int, str]) -> list[str]:
     """The parties a role-filling token names: itself and its conjuncts (pronouns: none),
-    each as written (lower case): the lemmatiser reads a name at the start of a sentence
-    as a plural ("Ines" -> "ine") but not inside one."""
-    return [names.get(t.idx, t.lower_) for t in [tok, *tok.conjuncts] if t.pos_ != "PRON"]
+    with the titles and appositions that name the same party ("Captain Reyes", "the
+    captain, Reyes"); each as written (lower case): the lemmatiser reads a name at the
+    start of a sentence as a plural ("Ines" -> "ine") but not inside one."""
+    out = []
+    for head in [tok, *tok.conjuncts]:
+        same = [head, *(c for c in head.children if c.dep_ in ("appos", "compound"))]
+        out += [names.get(t.idx, t.lower_) for t in same if t.pos_ != "PRON"]
+    return out
 
 
 def _roles_of(verb, names: dict[int, str]) -> list[tuple[str, str]]:
@@ -232,7 +237,10 @@ def _roles_replaced(a: Reading, b: Reading, lexicon: Lexicon) -> Difference | No
     for verb, held_a, held_b in _shared_predicates(a, b, lexicon):
         for role in ("subj", "obj"):
             x, y = held_a[role], held_b[role]
-            if x and y and not x & y and not _all_synonyms(x, y, lexicon):
+            # common nouns differ by kind (the words rule) or by wording (the similarity
+            # decides); a name replaced by another is a different party
+            named = (x | y) & (set(a.names) | set(b.names))
+            if x and y and not x & y and named and not _all_synonyms(x, y, lexicon):
                 return Difference("roles", f"roles differ: {ROLE_NAMES[role]} of {verb!r} "
                                            f"{'+'.join(sorted(x))}≠{'+'.join(sorted(y))}")
     return None
