@@ -10,7 +10,9 @@ Differences ``compare`` reports, in this order (the first found is the reason):
 ==========  =================================================================================
 roles       one party holds another role of the same predicate (swapped: "Omar thanked
             Priya" / "Priya thanked Omar"), or one role is filled by another named party
-            ("omar" / "ali thanked priya": lower case, which the names guard cannot see). Passive is read as its active: the
+            ("omar" / "ali thanked priya": lower case, which the names guard cannot see)
+            or by another party while the first is still mentioned ("the nurse" / "the
+            nurse's assistant helped the doctor"). Passive is read as its active: the
             passive subject is the object, the "by" phrase the subject; "to X" and the
             dative are the recipient, "from X" the source (to and from flip a direction).
             Pronouns fill no role (they name no one by themselves).
@@ -237,13 +239,20 @@ def _roles_replaced(a: Reading, b: Reading, lexicon: Lexicon) -> Difference | No
     for verb, held_a, held_b in _shared_predicates(a, b, lexicon):
         for role in ("subj", "obj"):
             x, y = held_a[role], held_b[role]
-            # common nouns differ by kind (the words rule) or by wording (the similarity
-            # decides); a name replaced by another is a different party
+            # a name replaced by another is a different party, and so is a party still
+            # named in the other text but no longer in this role ("the nurse" / "the
+            # nurse's assistant"); other common nouns differ by kind (the words rule) or
+            # by wording (the similarity decides: cops / police)
             named = (x | y) & (set(a.names) | set(b.names))
-            if x and y and not x & y and named and not _all_synonyms(x, y, lexicon):
+            demoted = (x - y) & _mentioned(b) or (y - x) & _mentioned(a)
+            if x and y and not x & y and (named or demoted) and not _all_synonyms(x, y, lexicon):
                 return Difference("roles", f"roles differ: {ROLE_NAMES[role]} of {verb!r} "
                                            f"{'+'.join(sorted(x))}≠{'+'.join(sorted(y))}")
     return None
+
+
+def _mentioned(r: Reading) -> set[str]:
+    return set(r.words) | set(r.forms.values())
 
 
 def _all_synonyms(xs: frozenset[str], ys: frozenset[str], lexicon: Lexicon) -> bool:
