@@ -119,9 +119,13 @@ class Kernel:
                 if action.actor != actor:
                     raise InvalidInput(f"{actor} decided an action for {action.actor}")
                 decided.append((phase(action), actor, i, action))
-        for _, actor, _, action in sorted(decided, key=lambda d: d[:3]):
-            result = self._apply(action, frozen)
-            self.world.minds[actor].remember_pair(CachedPair(r, action.describe(), result))
+        ordered = [d[3] for d in sorted(decided, key=lambda d: d[:3])]
+        writes = [a for a in ordered if phase(a) == 2]
+        written = iter(self._write(writes, frozen))
+        for action in ordered:
+            result = next(written) if phase(action) == 2 else self._apply(action, frozen)
+            self.world.minds[action.actor].remember_pair(
+                CachedPair(r, action.describe(), result))
             self._log({"round": r, **action.to_dict(), "result": result})
         if self.memory is not None:
             self.memory.end_round(r, self.world)
@@ -143,6 +147,16 @@ class Kernel:
         self.events.append(event)
         if self.on_event:
             self.on_event(event)
+
+    def _write(self, actions: list[Action], frozen: WorldState) -> list[str]:
+        """The round's memory writes, in their canonical order, in one batch when the
+        memory takes batches (the same writes, embedded together)."""
+        if self.memory is None:
+            return ["no long-term memory in this run"] * len(actions)
+        many = getattr(self.memory, "act_many", None)
+        if many is not None:
+            return many(actions, frozen)
+        return [self.memory.act(a, frozen) for a in actions]
 
     def _apply(self, action: Action, frozen: WorldState) -> str:
         if action.kind in MEMORY_ACTIONS:

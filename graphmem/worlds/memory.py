@@ -90,6 +90,41 @@ class WorldMemory:
         except InvalidInput as exc:
             return f"refused: {exc}"
 
+    def act_many(self, actions: Sequence[Action], world: WorldState) -> list[str]:
+        """Apply memory actions in order; each run of ``remember`` goes through
+        ``remember_many`` (one transaction a deposit, statements embedded together)."""
+        results: list[str] = []
+        i = 0
+        while i < len(actions):
+            j = i
+            while j < len(actions) and actions[j].kind == "remember":
+                j += 1
+            if j == i:
+                results.append(self.act(actions[i], world))
+                i += 1
+                continue
+            results.extend(self._remember_run(list(actions[i:j]), world))
+            i = j
+        return results
+
+    def _remember_run(self, actions: list[Action], world: WorldState) -> list[str]:
+        blank = [a for a in actions if not str(a.args["text"]).strip()]
+        if blank:  # refused one by one, so the rest still go in one batch
+            return [self.act(a, world) if a in blank else self._remember_run([a], world)[0]
+                    for a in actions]
+        tier = "interaction" if self.design == "two-tier" else None
+        deposits = [self._deposit(a.actor, a.args["text"], world.round, world,
+                                  witnesses=a.args.get("witnesses", ()), domain=tier)
+                    for a in actions]
+        self.calls["remember"] += len(actions)
+        out = []
+        for action, result in zip(actions, self.graph.remember_many(deposits, ns=self.ns)):
+            self.sim_ids.update(a.memory_id for a in result.atoms if a.action == "created")
+            self._round_deposits[action.actor].append(action.args["text"])
+            merged = sum(a.action == "merged" for a in result.atoms)
+            out.append(f"remembered {len(result.atoms)} statement(s), {merged} merged")
+        return out
+
     def end_round(self, round: int, world: WorldState) -> None:
         """Write the round's insights (two-tier) and its messages (the conversation graph)."""
         if self.design == "two-tier":
@@ -109,11 +144,17 @@ class WorldMemory:
 
     # -- remember and recall ---------------------------------------------------------
 
+    def _deposit(self, agent: str, text: str, round: int, world: WorldState, *,
+                 witnesses: Iterable[str] = (), domain: str | None = None) -> dict[str, Any]:
+        return {"agent": agent, "text": text, "witnesses": sorted(set(witnesses) - {agent}),
+                "at": world_time(world, round), "domain": domain,
+                "place": world.entities[agent].place}
+
     def _remember(self, agent: str, text: str, round: int, world: WorldState, *,
                   witnesses: Iterable[str] = (), domain: str | None = None):
-        result = self.graph.remember(agent, text, witnesses=sorted(set(witnesses) - {agent}),
-                                     at=world_time(world, round), domain=domain,
-                                     place=world.entities[agent].place, ns=self.ns)
+        result = self.graph.remember(**self._deposit(agent, text, round, world,
+                                                     witnesses=witnesses, domain=domain),
+                                     ns=self.ns)
         self.sim_ids.update(a.memory_id for a in result.atoms if a.action == "created")
         return result
 

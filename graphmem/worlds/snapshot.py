@@ -48,27 +48,32 @@ def restore_namespace(graph, ns: str, path: Path) -> int:
     """Replace ``ns`` with the dump at ``path``; returns the number of lines restored."""
     if not path.is_file():
         raise InvalidInput(f"{path}: no namespace dump there")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return restore_rows(graph, ns, rows, where=str(path))
+
+
+def restore_rows(graph, ns: str, rows: list[dict[str, Any]], *, where: str = "dump") -> int:
+    """Replace ``ns`` in ``graph`` with dumped rows (as ``dump_rows`` gives them)."""
     nodes: dict[str, list[dict]] = defaultdict(list)
     edges: dict[str, list[dict]] = defaultdict(list)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in rows:
         if "node" in row:
             nodes[row["node"]].append(row["props"])
         else:
             edges[row["edge"]].append({k: row[k] for k in ("from_id", "to_id", "props")})
     unknown = sorted(t for t in edges if f"worlds/load_edges/{t}" not in graph.queries)
     if unknown:
-        raise InvalidInput(f"{path}: relationship types {unknown} are not in the data model")
+        raise InvalidInput(f"{where}: relationship types {unknown} are not in the data model")
     graph.drop_namespace(ns)
     restored = 0
-    for label, rows in sorted(nodes.items()):
+    for label, items in sorted(nodes.items()):
         query = graph.queries.labelled("worlds/load_nodes", label)
-        for lo in range(0, len(rows), BATCH):
-            graph.cypher(query, {"rows": rows[lo:lo + BATCH]}, write=True)
-        restored += len(rows)
-    for kind, rows in sorted(edges.items()):
-        for lo in range(0, len(rows), BATCH):
-            graph.query(f"worlds/load_edges/{kind}", {"ns": ns, "rows": rows[lo:lo + BATCH]},
+        for lo in range(0, len(items), BATCH):
+            graph.cypher(query, {"rows": items[lo:lo + BATCH]}, write=True)
+        restored += len(items)
+    for kind, items in sorted(edges.items()):
+        for lo in range(0, len(items), BATCH):
+            graph.query(f"worlds/load_edges/{kind}", {"ns": ns, "rows": items[lo:lo + BATCH]},
                         write=True)
-        restored += len(rows)
+        restored += len(items)
     return restored
