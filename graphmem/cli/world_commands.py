@@ -66,27 +66,40 @@ def sediment_command(name, data, horizon, out) -> None:
 @click.option("--ns", default=None, help="Namespace (default WORLD-DESIGN).")
 @click.option("--eviction", type=click.Choice(["fifo", "relevance", "hybrid"]),
               default="fifo", show_default=True)
+@click.option("--horizon", type=int, default=40, show_default=True,
+              help="Rounds the held-out part of the source is spread over.")
 @click.option("--seed-limit", type=int, default=None,
               help="Deposit only the first N seeded memories (quick runs).")
 @click.option("--no-recall", is_flag=True, help="The policy does not recall.")
+@click.option("--llm", "llm", default=None,
+              help="module:factory building a langchain-core chat model that decides for "
+                   "the characters (prompt: graphmem/worlds/prompts/decide.md; every call "
+                   "logged to OUT/llm.jsonl). Default: the policy following the source.")
 @click.pass_context
 def run_command(ctx, name, design, rounds, out, data, seed, checkpoint_every, resume, ns,
-                eviction, seed_limit, no_recall) -> None:
+                eviction, horizon, seed_limit, no_recall, llm) -> None:
     """Run WORLD for ROUNDS rounds on one memory design; writes OUT/report.json,
     structure.jsonl (one row a round), events.jsonl and checkpoints."""
     from graphmem.worlds.memory import graph_design
     from graphmem.worlds.policy import ScriptPolicy
     from graphmem.worlds.run import RunSpec, run_world
 
-    sed = sediment(name, data, 40)
+    sed = sediment(name, data, horizon)
     if seed_limit is not None:
         sed.seed = sed.seed[:seed_limit]
     spec = RunSpec(name, design, rounds, out, seed=seed, checkpoint_every=checkpoint_every,
                    resume=resume, ns=ns, eviction=eviction)
+    policy = ScriptPolicy(sed.script, recall=not no_recall)
+    if llm:
+        from graphmem.cli.eval_commands import load_chat_model
+        from graphmem.worlds.llm_policy import LLMPolicy
+        from graphmem.worlds.run import append_line
+
+        out.mkdir(parents=True, exist_ok=True)
+        policy = LLMPolicy(load_chat_model(llm), log=lambda r: append_line(out / "llm.jsonl", r))
     with open_graph(ctx, design=graph_design(design)) as g, \
             click.progressbar(length=rounds, label=f"{name} on {design}", file=None) as bar:
-        report = run_world(g, sed, ScriptPolicy(sed.script, recall=not no_recall), spec,
-                           progress=lambda r, row: bar.update(1))
+        report = run_world(g, sed, policy, spec, progress=lambda r, row: bar.update(1))
     final = report["final"]
     print_table([{"design": design, "rounds": report["rounds"], "seconds": report["seconds"],
                   **{k: final[k] for k in ("entries_written", "multi_owner_share",

@@ -54,6 +54,9 @@ def run_world(graph, sediment, policy, spec: RunSpec, *,
     checkpoint = spec.out / "checkpoint"
     if spec.resume and (checkpoint / "world.json").is_file():
         world, events = resume_from(checkpoint, memory, spec.out)
+        if world.meta.get("horizon") != sediment.world.meta.get("horizon"):
+            raise InvalidInput(f"{checkpoint} was run with horizon {world.meta.get('horizon')}, "
+                               f"not {sediment.world.meta.get('horizon')}: the script differs")
     else:
         if spec.resume:
             raise InvalidInput(f"{checkpoint}: no checkpoint to resume from")
