@@ -11,18 +11,23 @@ import click
 from graphmem.cli.app import cli, open_graph
 from graphmem.cli.render import print_table
 
-WORLDS = {"hamlet": Path("../shared/data/hamlet/hamlet.tei.xml")}
+WORLDS = {"hamlet": Path("../shared/data/hamlet/hamlet.tei.xml"),
+          "hongloumeng": Path("../shared/data/chinese_novels/hongloumeng.chapters_001-040.jsonl"),
+          "sanguoyanyi": Path("../shared/data/chinese_novels/sanguoyanyi.chapters_001-040.jsonl")}
 DESIGNS = ("consensus", "nomerge", "private", "two-tier", "shared-acl")
 
 
 def sediment(world: str, data: Path | None, horizon: int):
     from graphmem.errors import InvalidInput
     from graphmem.worlds.hamlet import sediment_hamlet
+    from graphmem.worlds.novel import sediment_novel
 
     path = data or WORLDS[world]
     if not path.exists():
         raise InvalidInput(f"{path} not found; pass --data")
-    return sediment_hamlet(path, horizon=horizon)
+    if world == "hamlet":
+        return sediment_hamlet(path, horizon=horizon)
+    return sediment_novel(path, horizon=horizon, name=world)
 
 
 @cli.group()
@@ -35,7 +40,7 @@ def world() -> None:
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="The source (Hamlet: hamlet.tei.xml).")
 @click.option("--horizon", type=int, default=40, show_default=True,
-              help="Rounds the held-out part of the source is spread over.")
+              help="Rounds the held-out part of the source is spread over (novels: 80).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Also write the world, seeded deposits and script as JSON.")
 def sediment_command(name, data, horizon, out) -> None:

@@ -20,10 +20,8 @@ Without a model, from what the TEI encodes (read by :mod:`graphmem.ingestion.ham
 
 from __future__ import annotations
 
-import math
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,30 +29,10 @@ from graphmem.errors import InvalidInput
 from graphmem.ingestion.hamlet import (TEI, Play, clean_text, consensus_deposits, load_play,
                                        read_tree, spoken_parts)
 from graphmem.worlds.model import Entity, WorldMap, WorldState
+from graphmem.worlds.script import Beat, Sediment, allot, distances
 
 CARRIER_WORDS = re.compile(r"\b(letters?|paper)\b", re.IGNORECASE)
 HORIZON = 40
-
-
-@dataclass(frozen=True)
-class Beat:
-    """One held-out speech the policy will have its speaker say, in ``round``."""
-
-    round: int
-    speech: str
-    speaker: str
-    listeners: tuple[str, ...]
-    text: str
-    place: str
-
-
-@dataclass
-class Sediment:
-    """A world ready to run: its state, the seeded deposits and the policy's script."""
-
-    world: WorldState
-    seed: list[dict[str, Any]]
-    script: list[Beat] = field(default_factory=list)
 
 
 def scene_place(act: int, scene: int) -> str:
@@ -104,17 +82,6 @@ def schedule(play: Play, held, horizon: int) -> list[Beat]:
     return beats
 
 
-def allot(sizes: list[int], total: int) -> list[int]:
-    """Split ``total`` rounds over parts in proportion to ``sizes``, at least one each."""
-    spare = total - len(sizes)
-    exact = [spare * s / sum(sizes) for s in sizes]
-    shares = [1 + math.floor(x) for x in exact]
-    order = sorted(range(len(sizes)), key=lambda i: (-(exact[i] - math.floor(exact[i])), i))
-    for i in order[: total - sum(shares)]:
-        shares[i] += 1
-    return shares
-
-
 def cast_entities(play: Play, script: list[Beat]) -> dict[str, Entity]:
     """Characters, placed where their first beat is; those without one are absent."""
     first: dict[str, str] = {}
@@ -123,19 +90,6 @@ def cast_entities(play: Play, script: list[Beat]) -> dict[str, Entity]:
             first.setdefault(agent, beat.place)
     return {c.id: Entity(c.id, c.name, "character", place=first.get(c.id),
                          present=c.id in first) for c in play.cast.values()}
-
-
-def distances(casts: dict[str, set[str]]) -> dict[str, dict[str, int]]:
-    """Scenes sharing their people are near: ``1 + round(3 (1 - Jaccard))``."""
-    out: dict[str, dict[str, int]] = {}
-    for a, ca in casts.items():
-        out[a] = {}
-        for b, cb in casts.items():
-            if a != b:
-                union = ca | cb
-                j = len(ca & cb) / len(union) if union else 0.0
-                out[a][b] = 1 + round(3 * (1 - j))
-    return out
 
 
 def seed_deposits(play: Play, seed_acts: tuple[int, ...],

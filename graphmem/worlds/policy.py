@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from graphmem.worlds.actions import Action
-from graphmem.worlds.hamlet import Beat
+from graphmem.worlds.script import Beat
 from graphmem.worlds.kernel import Observation
 
 CLAUSE = re.compile(r"^(.{12,120}?)[.;:!?,](\s|$)")
