@@ -85,7 +85,12 @@ def export_neo4j(ctx, ns, target_uri, user, password, with_embeddings) -> None:
 @click.pass_context
 def export_file(ctx, ns, out, fmt) -> None:
     """Write NS as Cypher statements or as CSV for neo4j-admin import (no embeddings)."""
-    from graphmem.graphs.export import export_rows, import_command, write_csv, write_cypher
+    from graphmem.graphs.export import (
+        export_rows,
+        import_command,
+        write_csv,
+        write_cypher,
+    )
 
     with open_graph(ctx) as g:
         rows = export_rows(g, ns)

@@ -17,7 +17,7 @@ WORLDS = {"hamlet": Path("../shared/data/hamlet/hamlet.tei.xml"),
 DESIGNS = ("consensus", "nomerge", "private", "two-tier", "shared-acl")
 
 
-def sediment(world: str, data: Path | None, horizon: int):
+def sediment(world: str, data: Path | None, horizon: int | None):
     from graphmem.errors import InvalidInput
     from graphmem.worlds.hamlet import sediment_hamlet
     from graphmem.worlds.novel import sediment_novel
@@ -26,8 +26,8 @@ def sediment(world: str, data: Path | None, horizon: int):
     if not path.exists():
         raise InvalidInput(f"{path} not found; pass --data")
     if world == "hamlet":
-        return sediment_hamlet(path, horizon=horizon)
-    return sediment_novel(path, horizon=horizon, name=world)
+        return sediment_hamlet(path, horizon=horizon or 40)
+    return sediment_novel(path, horizon=horizon or 80, name=world)
 
 
 @cli.group()
@@ -39,8 +39,9 @@ def world() -> None:
 @click.argument("name", type=click.Choice(list(WORLDS)))
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="The source (Hamlet: hamlet.tei.xml).")
-@click.option("--horizon", type=int, default=40, show_default=True,
-              help="Rounds the held-out part of the source is spread over (novels: 80).")
+@click.option("--horizon", type=int, default=None,
+              help="Rounds the held-out part of the source is spread over "
+                   "(default: Hamlet 40, the novels 80).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Also write the world, seeded deposits and script as JSON.")
 def sediment_command(name, data, horizon, out) -> None:
@@ -71,8 +72,9 @@ def sediment_command(name, data, horizon, out) -> None:
 @click.option("--ns", default=None, help="Namespace (default WORLD-DESIGN).")
 @click.option("--eviction", type=click.Choice(["fifo", "relevance", "hybrid"]),
               default="fifo", show_default=True)
-@click.option("--horizon", type=int, default=40, show_default=True,
-              help="Rounds the held-out part of the source is spread over.")
+@click.option("--horizon", type=int, default=None,
+              help="Rounds the held-out part of the source is spread over "
+                   "(default: Hamlet 40, the novels 80).")
 @click.option("--seed-limit", type=int, default=None,
               help="Deposit only the first N seeded memories (quick runs).")
 @click.option("--no-recall", is_flag=True, help="The policy does not recall.")

@@ -16,8 +16,9 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from graphmem.worlds.snapshot import dump_rows, restore_rows
 

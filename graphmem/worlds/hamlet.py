@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInput
-from graphmem.ingestion.hamlet import (TEI, Play, clean_text, consensus_deposits, load_play,
-                                       read_tree, spoken_parts)
+from graphmem.ingestion.hamlet import (
+    TEI,
+    Play,
+    clean_text,
+    consensus_deposits,
+    load_play,
+    read_tree,
+    spoken_parts,
+)
 from graphmem.worlds.model import Entity, WorldMap, WorldState
 from graphmem.worlds.script import Beat, Sediment, allot, distances
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 from graphmem.errors import InvalidInput
 from graphmem.worlds.actions import MEMORY_ACTIONS, Action

@@ -11,8 +11,9 @@ reply, seconds, to ``log`` (a callable; the run writes ``llm.jsonl``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from graphmem.errors import InvalidInput, LLMError, LLMOutputInvalid
 from graphmem.worlds.actions import REPERTOIRE, Action

@@ -21,9 +21,10 @@ the namespace version like every write.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.worlds.actions import Action
@@ -32,7 +33,7 @@ from graphmem.worlds.model import WorldState
 #: world design -> graphmem write-path design
 WORLD_DESIGNS = {"consensus": "consensus", "nomerge": "nomerge", "private": "private",
                  "two-tier": "private", "shared-acl": "shared-acl"}
-WORLD_EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
+WORLD_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 RECALL_K = 5
 GUARDED_ATTEMPTS = 20
 

@@ -83,6 +83,6 @@ def overlap_by_conversation(memory: WorldMemory, conversed: set[frozenset[str]],
                 continue
             j = len(owned[a] & owned[b]) / len(union)
             (talk if frozenset((a, b)) in conversed else silent).append(j)
-    mean = lambda xs: round4(sum(xs) / len(xs)) if xs else 0.0  # noqa: E731
+    mean = lambda xs: round4(sum(xs) / len(xs)) if xs else 0.0
     return {"conversing_pairs": len(talk), "conversing_overlap": mean(talk),
             "silent_pairs": len(silent), "silent_overlap": mean(silent)}

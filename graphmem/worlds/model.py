@@ -141,7 +141,7 @@ class WorldState:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "WorldState":
+    def from_dict(cls, data: dict[str, Any]) -> WorldState:
         messages = {m["seq"]: Message(**m) for m in data.get("messages", [])}
         return cls(
             name=data["name"], round=data["round"], next_seq=data.get("next_seq", 0),

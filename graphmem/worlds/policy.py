@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from graphmem.worlds.actions import Action
-from graphmem.worlds.script import Beat
 from graphmem.worlds.kernel import Observation
+from graphmem.worlds.script import Beat
 
 CLAUSE = re.compile(r"^(.{12,120}?)[.;:!?,](\s|$)")
 

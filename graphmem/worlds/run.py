@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from graphmem.errors import InvalidInput
 from graphmem.worlds.kernel import Kernel

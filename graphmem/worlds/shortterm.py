@@ -110,7 +110,7 @@ class ShortTerm:
                 "capacity": self.capacity, "alpha": self.alpha}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ShortTerm":
+    def from_dict(cls, data: dict[str, Any]) -> ShortTerm:
         return cls(goals=list(data.get("goals", [])), status=dict(data.get("status", {})),
                    cache=[CachedPair(**p) for p in data.get("cache", [])],
                    eviction=data.get("eviction", "fifo"),

@@ -9,12 +9,21 @@ import pytest
 
 from graphmem import MemoryGraph
 from graphmem.errors import InvalidInput
-from graphmem.graphs.data import combined_graph, conversation_graph, overlap_matrix, \
-    ownership_graph, view_graph
-from graphmem.graphs.export import export_rows, import_command, to_server, write_csv, \
-    write_cypher
+from graphmem.graphs.data import (
+    combined_graph,
+    conversation_graph,
+    overlap_matrix,
+    ownership_graph,
+    view_graph,
+)
+from graphmem.graphs.export import (
+    export_rows,
+    import_command,
+    to_server,
+    write_csv,
+    write_cypher,
+)
 from graphmem.graphs.render import heatmap_png, to_html, to_png, write_views
-
 from tests.graphs.conftest import NS, PEOPLE
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from graphmem.cli import cli, main  # noqa: F401  (main registers the commands)
-from graphmem.cli import graph_commands, world_commands  # noqa: F401
+# importing the command modules registers their commands on the group
+from graphmem.cli import cli, graph_commands, world_commands  # noqa: F401
 
 
 def invoke(*args):
