@@ -11,7 +11,7 @@ Without a model, from what the TEI encodes (read by :mod:`graphmem.ingestion.ham
 - **environments**: one per place; each owns a memory of who was there.
 - **carriers**: every stage direction naming a letter or paper makes one, holding the
   text of the speech it belongs to (the letter read out), held by the last person the
-  direction names, at its scene.
+  direction names, at its scene; it owns a memory of that text.
 - **seeded store**: the seeded acts (I–III by default), one deposit per speech by its
   speaker, witnessed by everyone else on stage.
 - **script**: the held-out acts (IV–V) as beats the deterministic policy follows. Each
@@ -36,7 +36,7 @@ from graphmem.ingestion.hamlet import (
     spoken_parts,
 )
 from graphmem.worlds.model import Entity, WorldMap, WorldState
-from graphmem.worlds.script import Beat, Sediment, allot, distances
+from graphmem.worlds.script import Beat, Sediment, allot, carrier_deposits, distances
 
 CARRIER_WORDS = re.compile(r"\b(letters?|paper)\b", re.IGNORECASE)
 HORIZON = 40
@@ -69,7 +69,8 @@ def sediment_hamlet(path: str | Path, *, seed_acts: tuple[int, ...] = (1, 2, 3),
                        meta={"source": str(path), "seed_acts": list(seed_acts),
                              "horizon": horizon, "start": "2000-02-01T00:00:00+00:00",
                              "round_minutes": 60})
-    return Sediment(world, seed_deposits(play, seed_acts, casts), script)
+    seed = seed_deposits(play, seed_acts, casts) + carrier_deposits(entities)
+    return Sediment(world, seed, script)
 
 
 def schedule(play: Play, held, horizon: int) -> list[Beat]:

@@ -13,7 +13,8 @@ names the text itself establishes:
 - **places**: one per chapter, named by the place word the chapter names most (tagged
   ``ns`` and ending like a place or building name: 州, 府, 城, 院, ...), else the chapter; the map puts chapters sharing their people near (as for Hamlet).
 - **carriers**: every passage naming a letter, edict or proclamation (书信, 诏, 檄, …)
-  with a quotation makes one, holding the quotation, held by the passage's first name.
+  with a quotation makes one, holding the quotation, held by the passage's first name;
+  it owns a memory of that text.
 - **seeded store**: the first ``seed_chapters`` chapters, one deposit per passage by its
   first named character, witnessed by the others it names.
 - **script**: every quotation of the later chapters with a known speaker, said to the
@@ -30,7 +31,7 @@ from typing import Any
 
 from graphmem.errors import InvalidInput, missing
 from graphmem.worlds.model import Entity, WorldMap, WorldState
-from graphmem.worlds.script import Beat, Sediment, allot, distances
+from graphmem.worlds.script import Beat, Sediment, allot, carrier_deposits, distances
 
 SPEECH = re.compile(r"(?:曰|道|说|问|笑道|叹道|答道)[:：]?“([^”]{2,})”")
 VERB_TAIL = re.compile(r"(?:笑道|问道|曰|道|说|笑|问|叹)$")
@@ -165,7 +166,7 @@ def sediment_novel(path: str | Path, *, seed_chapters: int = 30, horizon: int = 
                        meta={"source": str(path), "seed_chapters": seed_chapters,
                              "horizon": horizon, "start": "2000-03-01T00:00:00+00:00",
                              "round_minutes": 60 * 24})
-    return Sediment(world, seed, script)
+    return Sediment(world, seed + carrier_deposits(carriers), script)
 
 
 def chapter_place(row: dict, place_counts: Counter) -> str:

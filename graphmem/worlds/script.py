@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.worlds.model import WorldState
+from graphmem.worlds.model import Entity, WorldState
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,10 @@ def distances(casts: dict[str, set[str]]) -> dict[str, dict[str, int]]:
                 j = len(ca & cb) / len(union) if union else 0.0
                 out[a][b] = 1 + round(3 * (1 - j))
     return out
+
+
+def carrier_deposits(entities: dict[str, Entity]) -> list[dict[str, Any]]:
+    """Each information carrier owns a memory of the text it holds."""
+    return [{"agent": e.id, "text": e.text, "place": e.place}
+            for e in sorted(entities.values(), key=lambda e: e.id)
+            if e.kind == "carrier" and e.text.strip()]

@@ -43,6 +43,8 @@ def test_sedimentation_reads_cast_places_carriers_and_script(shared_data):
     assert "polonius" in absent and "hamlet" not in absent  # the dead keep their memories
     assert {b.speech.split(".")[0] for b in sed.script} == {"4", "5"}
     assert max(b.round for b in sed.script) == 39 and min(b.round for b in sed.script) == 0
+    assert {d["agent"] for d in sed.seed if d["agent"].startswith("carrier.")} == {
+        c.id for c in kinds["carrier"]}  # carriers own the text they hold
     witnessed = [d for d in sed.seed if d.get("witnesses")]
     assert len(witnessed) > 0.9 * sum(1 for d in sed.seed if d["agent"] in {
         c.id for c in kinds["character"]})
