@@ -90,3 +90,17 @@ def test_copy_into_a_neo4j_server(village, neo4j_server):
         to_server(village, NS, target)
         assert target.stats(ns=NS)["entries"] == village.stats(ns=NS)["entries"]
         target.drop_namespace(NS)
+
+
+def test_the_cypher_dump_is_valid_neo4j_cypher(village, tmp_path):
+    """Each statement of the file dump passes Neo4j's own Cypher front end (offline)."""
+    from graphmem.devtools.cypher_lint import LintQuery, LintToolMissing, errors_only, \
+        find_lint_script, lint_queries
+
+    try:
+        find_lint_script()
+    except LintToolMissing as exc:
+        pytest.fail(str(exc), pytrace=False)  # CI installs it; see tests/cypher
+    lines = write_cypher(export_rows(village, NS), tmp_path / "v.cypher").read_text().splitlines()
+    found = lint_queries([LintQuery(f"dump:{i}", line, ()) for i, line in enumerate(lines)])
+    assert errors_only(found) == []
