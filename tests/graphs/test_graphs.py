@@ -94,8 +94,13 @@ def test_copy_into_a_neo4j_server(village, neo4j_server):
 
 def test_the_cypher_dump_is_valid_neo4j_cypher(village, tmp_path):
     """Each statement of the file dump passes Neo4j's own Cypher front end (offline)."""
-    from graphmem.devtools.cypher_lint import LintQuery, LintToolMissing, errors_only, \
-        find_lint_script, lint_queries
+    from graphmem.devtools.cypher_lint import (
+        LintQuery,
+        LintToolMissing,
+        errors_only,
+        find_lint_script,
+        lint_queries,
+    )
 
     try:
         find_lint_script()
