@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 
 from graphmem.errors import missing
-from graphmem.graphs.data import VIEWS, CaseGraph, overlap_matrix, view_graph
+from graphmem.graphs.data import VIEWS, CaseGraph, agents, overlap_matrix, view_graph
 
 COLOURS = {"character": "#C990C0", "environment": "#8DCC93", "carrier": "#D9C8AE",
            "memory": "#57C7E3", "agent": "#C990C0"}
@@ -87,11 +87,13 @@ def heatmap_png(graph_db, ns: str, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     order, matrix = overlap_matrix(graph_db, ns)
+    names = {a: row["name"] or a for a, row in agents(graph_db, ns).items()}
     fig, ax = plt.subplots(figsize=(8, 7))
     im = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=max(
         [v for i, row in enumerate(matrix) for j, v in enumerate(row) if i != j], default=1) or 1)
-    ax.set_xticks(range(len(order)), order, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(order)), order, fontsize=7)
+    labels = [names.get(a, a) for a in order]
+    ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(order)), labels, fontsize=7)
     ax.set_title(f"{ns}: memory overlap (Jaccard), communities ordered")
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
