@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
+from graphmem.api import MemoryGraph
 from graphmem.cli.app import cli, open_graph
+from graphmem.graphs.data import view_graph
+from graphmem.graphs.export import (export_rows, import_command, to_server, write_csv,
+                                    write_cypher)
+from graphmem.graphs.render import heatmap_png, to_html, to_png
 
 VIEWS = ("conversation", "ownership", "combined")
 
@@ -23,8 +28,6 @@ def graph() -> None:
 @click.pass_context
 def graph_html(ctx, ns, out, view) -> None:
     """A standalone interactive HTML page of one view (made with neo4j-viz)."""
-    from graphmem.graphs.data import view_graph
-    from graphmem.graphs.render import to_html
 
     with open_graph(ctx) as g:
         drawn = view_graph(g, ns, view)
@@ -40,8 +43,6 @@ def graph_html(ctx, ns, out, view) -> None:
 @click.pass_context
 def graph_png(ctx, ns, out, view) -> None:
     """A static PNG of one view, or the agent x agent overlap heat map."""
-    from graphmem.graphs.data import view_graph
-    from graphmem.graphs.render import heatmap_png, to_png
 
     with open_graph(ctx) as g:
         if view == "heatmap":
@@ -67,8 +68,6 @@ def export() -> None:
 @click.pass_context
 def export_neo4j(ctx, ns, target_uri, user, password, with_embeddings) -> None:
     """Copy NS into a Neo4j server, in graphmem's schema, embeddings left out."""
-    from graphmem.api import MemoryGraph
-    from graphmem.graphs.export import to_server
 
     with open_graph(ctx) as g, MemoryGraph.open(uri=target_uri, user=user,
                                                 password=password) as target:
@@ -85,12 +84,6 @@ def export_neo4j(ctx, ns, target_uri, user, password, with_embeddings) -> None:
 @click.pass_context
 def export_file(ctx, ns, out, fmt) -> None:
     """Write NS as Cypher statements or as CSV for neo4j-admin import (no embeddings)."""
-    from graphmem.graphs.export import (
-        export_rows,
-        import_command,
-        write_csv,
-        write_cypher,
-    )
 
     with open_graph(ctx) as g:
         rows = export_rows(g, ns)

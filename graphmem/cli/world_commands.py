@@ -10,6 +10,16 @@ import click
 
 from graphmem.cli.app import cli, open_graph
 from graphmem.cli.render import print_table
+from graphmem.configured import load_chat_model
+from graphmem.errors import InvalidInput
+from graphmem.graphs.render import write_views
+from graphmem.worlds.hamlet import sediment_hamlet
+from graphmem.worlds.llm_policy import LLMPolicy
+from graphmem.worlds.memory import graph_design
+from graphmem.worlds.novel import sediment_novel
+from graphmem.worlds.policy import ScriptPolicy
+from graphmem.worlds.report import growth_chart, load_run, summary_rows
+from graphmem.worlds.run import RunSpec, append_line, run_world
 
 WORLDS = {"hamlet": Path("../shared/data/hamlet/hamlet.tei.xml"),
           "hongloumeng": Path("../shared/data/chinese_novels/hongloumeng.chapters_001-040.jsonl"),
@@ -18,9 +28,6 @@ DESIGNS = ("consensus", "nomerge", "private", "two-tier", "shared-acl")
 
 
 def sediment(world: str, data: Path | None, horizon: int | None):
-    from graphmem.errors import InvalidInput
-    from graphmem.worlds.hamlet import sediment_hamlet
-    from graphmem.worlds.novel import sediment_novel
 
     path = data or WORLDS[world]
     if not path.exists():
@@ -87,20 +94,14 @@ def run_command(ctx, name, design, rounds, out, data, seed, checkpoint_every, re
                 eviction, horizon, seed_limit, no_recall, llm) -> None:
     """Run WORLD for ROUNDS rounds on one memory design; writes OUT/report.json,
     structure.jsonl (one row a round), events.jsonl and checkpoints."""
-    from graphmem.worlds.memory import graph_design
-    from graphmem.worlds.policy import ScriptPolicy
-    from graphmem.worlds.run import RunSpec, run_world
 
     sed = sediment(name, data, horizon)
     if seed_limit is not None:
         sed.seed = sed.seed[:seed_limit]
     spec = RunSpec(name, design, rounds, out, seed=seed, checkpoint_every=checkpoint_every,
                    resume=resume, ns=ns, eviction=eviction)
-    policy = ScriptPolicy(sed.script, recall=not no_recall)
+    policy: ScriptPolicy | LLMPolicy = ScriptPolicy(sed.script, recall=not no_recall)
     if llm:
-        from graphmem.cli.eval_commands import load_chat_model
-        from graphmem.worlds.llm_policy import LLMPolicy
-        from graphmem.worlds.run import append_line
 
         out.mkdir(parents=True, exist_ok=True)
         policy = LLMPolicy(load_chat_model(llm), log=lambda r: append_line(out / "llm.jsonl", r))
@@ -121,7 +122,6 @@ def run_command(ctx, name, design, rounds, out, data, seed, checkpoint_every, re
 @click.pass_context
 def report_command(ctx, dirs, graphs) -> None:
     """Structure tables and growth charts of one or more run directories."""
-    from graphmem.worlds.report import growth_chart, load_run, summary_rows
 
     runs = [load_run(d) for d in dirs]
     print_table(summary_rows(runs))
@@ -129,7 +129,6 @@ def report_command(ctx, dirs, graphs) -> None:
     growth_chart(runs, chart)
     click.echo(f"growth chart: {chart}")
     if graphs:
-        from graphmem.graphs.render import write_views
 
         with open_graph(ctx) as g:
             for run in runs:

@@ -30,15 +30,17 @@ def to_html(graph: CaseGraph, path: Path, *, title: str = "") -> Path:
         from neo4j_viz import Node, Relationship, VisualizationGraph
     except ImportError:
         raise missing("neo4j-viz", "graphs") from None
-    nodes = [Node(id=n["id"], caption=n["caption"], size=node_size(graph, n),
-                  color=COLOURS.get(n["kind"], "#A5ABB6"),
-                  properties={k: v for k, v in n.items() if k in ("kind", "size", "text")})
-             for n in graph.nodes]
-    rels = [Relationship(source=e["source"], target=e["target"], caption=e["type"],
-                         width=1 + math.log1p(e["weight"]),
-                         color=EDGE_COLOURS.get(e["type"], "#A5ABB6"),
-                         properties={"weight": e["weight"]})
-            for e in graph.edges]
+    # model_validate: the renderer's models are pydantic; unset fields keep its defaults
+    nodes = [Node.model_validate({
+        "id": n["id"], "caption": n["caption"], "size": node_size(graph, n),
+        "color": COLOURS.get(n["kind"], "#A5ABB6"),
+        "properties": {k: v for k, v in n.items() if k in ("kind", "size", "text")}})
+        for n in graph.nodes]
+    rels = [Relationship.model_validate({
+        "source": e["source"], "target": e["target"], "caption": e["type"],
+        "width": 1 + math.log1p(e["weight"]), "color": EDGE_COLOURS.get(e["type"], "#A5ABB6"),
+        "properties": {"weight": e["weight"]}})
+        for e in graph.edges]
     html = VisualizationGraph(nodes=nodes, relationships=rels).render(height="800px")
     page = html.data if hasattr(html, "data") else str(html)
     if title:  # the page's own <title>, so a browser tab says which run it is

@@ -137,12 +137,13 @@ def scene_carriers(div: ET.Element, act: int, scene: int, play: Play) -> dict[st
         text = clean_text("".join(p for p in spoken_parts(sp) if isinstance(p, str)))
         for stage in sp.iter(f"{TEI}stage"):
             words = " ".join("".join(stage.itertext()).split())
-            if not CARRIER_WORDS.search(words):
+            named = CARRIER_WORDS.search(words)
+            if not named:
                 continue
             who = [r.lstrip("#") for r in (stage.get("who") or sp.get("who") or "").split()]
             holder = re.sub(r"_[A-Za-z]+$", "", who[-1]).lower() if who else None
             cid = f"carrier.{act}.{scene}.{i + 1}"
-            found[cid] = Entity(cid, f"{CARRIER_WORDS.search(words).group(1).lower()} "
+            found[cid] = Entity(cid, f"{named.group(1).lower()} "
                                      f"(Act {act}, Scene {scene})", "carrier",
                                 place=scene_place(act, scene), text=text,
                                 holder=holder if holder in play.cast else None)

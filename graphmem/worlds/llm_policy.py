@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from graphmem.errors import InvalidInput, LLMError, LLMOutputInvalid
+from graphmem.llm import invoke_json
 from graphmem.worlds.actions import REPERTOIRE, Action
 from graphmem.worlds.kernel import Observation
 
@@ -76,14 +77,12 @@ class LLMPolicy:
         self.template = template or prompt_template()
 
     def decide(self, obs: Observation) -> list[Action]:
-        from graphmem.llm import invoke_json
-
         prompt = render_prompt(obs, self.template)
         started = time.perf_counter()
         try:
             actions = invoke_json(self.model, prompt,
                                   parse=lambda v: parse_actions(obs.actor, v))
-            outcome = [a.to_dict() for a in actions]
+            outcome: list[dict[str, Any]] | str = [a.to_dict() for a in actions]
         except LLMError as exc:
             actions, outcome = [Action(obs.actor, "wait")], f"failed: {exc}"
         if self.log:

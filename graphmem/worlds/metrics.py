@@ -75,7 +75,8 @@ def overlap_by_conversation(memory: WorldMemory, conversed: set[frozenset[str]],
         for o in r["owners"]:
             if o in owned:
                 owned[o].add(r["id"])
-    talk, silent = [], []
+    talk: list[float] = []
+    silent: list[float] = []
     for i, a in enumerate(agents):
         for b in agents[i + 1:]:
             union = owned[a] | owned[b]
@@ -83,6 +84,9 @@ def overlap_by_conversation(memory: WorldMemory, conversed: set[frozenset[str]],
                 continue
             j = len(owned[a] & owned[b]) / len(union)
             (talk if frozenset((a, b)) in conversed else silent).append(j)
-    mean = lambda xs: round4(sum(xs) / len(xs)) if xs else 0.0
     return {"conversing_pairs": len(talk), "conversing_overlap": mean(talk),
             "silent_pairs": len(silent), "silent_overlap": mean(silent)}
+
+
+def mean(xs: list[float]) -> float:
+    return round4(sum(xs) / len(xs)) if xs else 0.0

@@ -136,7 +136,10 @@ def sediment_novel(path: str | Path, *, seed_chapters: int = 30, horizon: int = 
         raise InvalidInput(f"{path}: no speakers found; is this a Chinese novel?")
     people = sorted(set(cast.values()))
     place_of = {r["chapter"]: chapter_place(r, place_counts) for r in rows}
-    seed, script_parts, casts, carriers = [], [], {}, {}
+    seed: list[dict[str, Any]] = []
+    script_parts: list[list[Beat]] = []
+    casts: dict[str, set[str]] = {}
+    carriers: dict[str, Entity] = {}
     for r in rows:
         place = place_of[r["chapter"]]
         beats = []
@@ -153,7 +156,7 @@ def sediment_novel(path: str | Path, *, seed_chapters: int = 30, horizon: int = 
         if r["chapter"] > seed_chapters:
             script_parts.append(beats)
     script = spread(script_parts, horizon)
-    first = {}
+    first: dict[str, str] = {}
     for b in script:
         for who in (b.speaker, *b.listeners):
             first.setdefault(who, b.place)
@@ -196,7 +199,8 @@ def spread(parts: list[list[Beat]], horizon: int) -> list[Beat]:
     if not parts:
         return []
     shares = allot([len(b) for b in parts], max(horizon, len(parts)))
-    out, start = [], 0
+    out: list[Beat] = []
+    start = 0
     for beats, rounds in zip(parts, shares):
         out.extend(Beat(start + i * rounds // len(beats), b.speech, b.speaker, b.listeners,
                         b.text, b.place) for i, b in enumerate(beats))

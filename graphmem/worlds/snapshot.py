@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.queries import queries_for
 
 BATCH = 500
 
@@ -62,13 +63,14 @@ def restore_rows(graph, ns: str, rows: list[dict[str, Any]], *, where: str = "du
             nodes[row["node"]].append(row["props"])
         else:
             edges[row["edge"]].append({k: row[k] for k in ("from_id", "to_id", "props")})
-    unknown = sorted(t for t in edges if f"worlds/load_edges/{t}" not in graph.queries)
+    queries = queries_for(graph.backend)
+    unknown = sorted(t for t in edges if f"worlds/load_edges/{t}" not in queries)
     if unknown:
         raise InvalidInput(f"{where}: relationship types {unknown} are not in the data model")
     graph.drop_namespace(ns)
     restored = 0
     for label, items in sorted(nodes.items()):
-        query = graph.queries.labelled("worlds/load_nodes", label)
+        query = queries.labelled("worlds/load_nodes", label)
         for lo in range(0, len(items), BATCH):
             graph.cypher(query, {"rows": items[lo:lo + BATCH]}, write=True)
         restored += len(items)

@@ -1,16 +1,10 @@
-"""Fixtures for the graph tests: a real embedder and a small village namespace."""
+"""Fixtures for the graph tests: a small village namespace on a real store."""
 
 from __future__ import annotations
 
 import pytest
 
 from graphmem import MemoryGraph
-from graphmem.embed import default_embedder
-
-
-@pytest.fixture(scope="session")
-def embedder():
-    return default_embedder()
 
 
 NS = "village"

@@ -21,7 +21,7 @@ def invoke(*args):
 def test_sediment_run_report_draw_export(shared_data, tmp_path):
     tei = shared_data / "hamlet" / "hamlet.tei.xml"
     out = invoke("world", "sediment", "hamlet", "--data", tei, "--out", tmp_path / "sed.json")
-    assert "713" in out and json.loads((tmp_path / "sed.json").read_text())["script"]
+    assert "719" in out and json.loads((tmp_path / "sed.json").read_text())["script"]
     store = ["--data-dir", tmp_path / "data"]
     run = tmp_path / "run"
     out = invoke(*store, "world", "run", "hamlet", "--data", tei, "--rounds", 2, "--out", run,
