@@ -1,0 +1,7 @@
+// Restore the CONTRADICTS relationships (:Memory)-[:CONTRADICTS]->(:Memory) of a namespace from a dump.
+UNWIND $rows AS r
+MATCH (a:Memory {ns: $ns, id: r.from_id})
+MATCH (b:Memory {ns: $ns, id: r.to_id})
+CREATE (a)-[e:CONTRADICTS]->(b)
+SET e += r.props
+RETURN count(e) AS restored

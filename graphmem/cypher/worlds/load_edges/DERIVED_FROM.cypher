@@ -1,0 +1,7 @@
+// Restore the DERIVED_FROM relationships (:Memory)-[:DERIVED_FROM]->(:Memory) of a namespace from a dump.
+UNWIND $rows AS r
+MATCH (a:Memory {ns: $ns, id: r.from_id})
+MATCH (b:Memory {ns: $ns, id: r.to_id})
+CREATE (a)-[e:DERIVED_FROM]->(b)
+SET e += r.props
+RETURN count(e) AS restored

@@ -1,0 +1,7 @@
+// Restore the MESSAGED relationships (:Agent)-[:MESSAGED]->(:Agent) of a namespace from a dump.
+UNWIND $rows AS r
+MATCH (a:Agent {ns: $ns, id: r.from_id})
+MATCH (b:Agent {ns: $ns, id: r.to_id})
+CREATE (a)-[e:MESSAGED]->(b)
+SET e += r.props
+RETURN count(e) AS restored
