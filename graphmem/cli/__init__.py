@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -35,7 +36,12 @@ def cli(ctx: click.Context, uri: str | None, data_dir: str | None) -> None:
 
 
 def open_graph(ctx: click.Context, **options):
-    """Open the MemoryGraph the global options name."""
+    """Open the MemoryGraph the global options name; with GRAPHMEM_SERVER set (and no
+    options), a client of that service instead: same methods, no model loaded here."""
+    if os.environ.get("GRAPHMEM_SERVER") and not options:
+        from graphmem.service.client import Client
+
+        return Client.from_env()
     from graphmem.api import MemoryGraph
 
     obj = ctx.find_root().obj
@@ -46,5 +52,6 @@ def main() -> None:
     """Console entry point."""
     from graphmem.cli import (  # noqa: F401  (registers commands)
         eval_commands, memory_commands, replay_commands, store_commands)
+    from graphmem.service import commands as service_commands  # noqa: F401
 
     cli(prog_name="graphmem")
