@@ -52,6 +52,7 @@ def main() -> None:
     """Console entry point."""
     from graphmem.cli import (  # noqa: F401  (registers commands)
         eval_commands, memory_commands, replay_commands, store_commands)
+    from graphmem.mcp import commands as mcp_commands  # noqa: F401
     from graphmem.service import commands as service_commands  # noqa: F401
 
     cli(prog_name="graphmem")

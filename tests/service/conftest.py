@@ -1,18 +1,21 @@
 """One real service for the whole test session (starting it loads the model: seconds).
 
-Each test works in a namespace of its own, so they do not see each other's memories."""
+Each test works in a namespace of its own, so they do not see each other's memories.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.service.running import needs, running_service
+from tests.service.running import needs
 
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory):
     needs("fastapi", "uvicorn")
-    with running_service(tmp_path_factory.mktemp("service")) as running:
+    from graphmem.service.spawn import spawned_service
+
+    with spawned_service(tmp_path_factory.mktemp("service") / "data") as running:
         yield running
 
 
