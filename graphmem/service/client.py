@@ -249,6 +249,8 @@ class _Base(_Methods):
 class Client(_Base):
     """A MemoryGraph in another process: same methods, same results, same errors."""
 
+    is_async = False
+
     def __init__(self, url: str | None = None, token: str | None = None, *,
                  timeout: float = 120.0, retries: int = 3, backoff: float = 0.1,
                  transport: httpx.BaseTransport | None = None) -> None:
@@ -294,6 +296,8 @@ class Client(_Base):
 
 class AsyncClient(_Base):
     """:class:`Client` with every method a coroutine (``await memory.recall(...)``)."""
+
+    is_async = True  # adapters (graphmem.integrations) await its methods
 
     def __init__(self, url: str | None = None, token: str | None = None, *,
                  timeout: float = 120.0, retries: int = 3, backoff: float = 0.1,
