@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import time
 from typing import Any
 
@@ -42,6 +44,10 @@ def load_chat_model(spec: str) -> Any:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise InvalidInput(f"--llm must look like module:factory, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        # the console script's path starts at its own bin/; `--llm mymodels:make` means
+        # ./mymodels.py, as `python -m` would find it
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
