@@ -34,7 +34,7 @@ def build_server(memory: Any, me: Identity):
         raise missing("mcp", "mcp") from None
 
     server = MCPServer("graphmem", instructions=INSTRUCTIONS.format(agent=me.agent, ns=me.ns),
-                       version=_version())
+                       version=_version(), log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     def tool(fn: Callable, *, writes: bool = False):
