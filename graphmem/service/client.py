@@ -227,6 +227,11 @@ class _Base(_Methods):
         self.url, self._token = _settings(url, token)
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
 
+    @classmethod
+    def from_env(cls, **options: Any):
+        """The service ``GRAPHMEM_SERVER`` names, with ``GRAPHMEM_TOKEN`` (or the token file)."""
+        return cls(**options)
+
     def _prepare(self, request: _Request) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self._token}"}
         if request.write:  # one key for every try of this call
@@ -264,11 +269,6 @@ class Client(_Base):
         if self._queries is None:
             self._queries = self._call(_Request("GET", "/queries"))
         return self._queries
-
-    @classmethod
-    def from_env(cls, **options: Any) -> Client:
-        """The service ``GRAPHMEM_SERVER`` names, with ``GRAPHMEM_TOKEN`` (or the token file)."""
-        return cls(**options)
 
     def _call(self, request: _Request) -> Any:
         sent = self._prepare(request)
