@@ -53,7 +53,7 @@ def test_no_key_always_runs_and_old_keys_are_dropped():
     assert [cache.run(None, b"", lambda: runs.append(1)) for _ in range(2)] == [None, None]
     assert len(runs) == 2
     for key in ("a", "b", "c"):
-        cache.run(key, b"x", lambda: key)
+        cache.run(key, b"x", lambda k=key: k)
     assert cache.run("a", b"x", lambda: "again") == "again"  # "a" was dropped when full
 
 
