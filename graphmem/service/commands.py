@@ -24,8 +24,12 @@ from graphmem.service.server import DEFAULT_HOST, DEFAULT_PORT
                    "$GRAPHMEM_TOKEN_FILE or service.token in the data directory.")
 @click.option("--warm", "warm_ns", multiple=True,
               help="Read this namespace into memory before serving (repeat).")
+@click.option("--llm", envvar="GRAPHMEM_LLM", default=None,
+              help="module:factory returning a langchain-core chat model; the service then "
+                   "atomises deposits and judges merges with it (LLMAtomiser, LLMJudge). "
+                   "Env: GRAPHMEM_LLM.")
 @click.pass_context
-def serve(ctx, host, port, token, token_file, warm_ns) -> None:
+def serve(ctx, host, port, token, token_file, warm_ns, llm) -> None:
     """Serve the memory over a JSON HTTP API (OpenAPI at /openapi.json) to agents on this
     machine: one model and one set of views for every client. Clients: graphmem.Client,
     or any CLI command with GRAPHMEM_SERVER=http://HOST:PORT set."""
@@ -36,7 +40,7 @@ def serve(ctx, host, port, token, token_file, warm_ns) -> None:
     root = ctx.find_root().obj
     token_path = token_file or default_token_file(root["data_dir"])
     token, generated = choose_token(token, token_path)
-    with MemoryGraph.open(uri=root["uri"], data_dir=root["data_dir"]) as graph:
+    with MemoryGraph.open(uri=root["uri"], data_dir=root["data_dir"], **models(llm)) as graph:
         graph.embedder.embed(["warm up"])  # load the model now, not on the first call
         for ns in warm_ns:
             graph.warm(ns)
@@ -48,3 +52,15 @@ def serve(ctx, host, port, token, token_file, warm_ns) -> None:
 
         run(graph, token=token, host=host, port=port,
             announce=lambda url: (announce(url), click.get_text_stream("stdout").flush()))
+
+
+def models(llm: str | None) -> dict:
+    """MemoryGraph.open's atomiser and judge for ``--llm module:factory`` (none: defaults)."""
+    if not llm:
+        return {}
+    from graphmem.atomise import LLMAtomiser
+    from graphmem.cli.eval_commands import load_chat_model
+    from graphmem.judge import LLMJudge
+
+    model = load_chat_model(llm)
+    return {"atomiser": LLMAtomiser(model), "judge": LLMJudge(model)}
