@@ -69,7 +69,7 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
     rewrite a bulk fill triggers would otherwise compete with the timed operations."""
     import redis
 
-    server = getattr(g.store, "server", None)
+    server = getattr(g._store, "server", None)
     if server is None:
         return
     client = redis.Redis(unix_socket_path=str(server.socket_path))

@@ -72,16 +72,16 @@ def fill_store(graph: MemoryGraph, size: int, rng: random.Random) -> float:
     started = time.perf_counter()
     agent_ids = [f"a{i}" for i in range(agents)]
     for lo in range(0, agents, BATCH):
-        graph.store.write(FILL_AGENTS, {"ns": NS, "ids": agent_ids[lo:lo + BATCH]})
+        graph._store.write(FILL_AGENTS, {"ns": NS, "ids": agent_ids[lo:lo + BATCH]})
     for lo in range(0, size, BATCH):
         rows = [{"id": f"m{i}", "owner": f"a{i % agents}", "t": 1_700_000_000_000 + i,
                  "text": f"memory {i}: agent a{i % agents} noted item {rng.randrange(10**6)}"}
                 for i in range(lo, min(size, lo + BATCH))]
-        graph.store.write(FILL_MEMORIES, {"ns": NS, "rows": rows})
+        graph._store.write(FILL_MEMORIES, {"ns": NS, "rows": rows})
         second = [{"id": r["id"], "owner": f"a{(int(r['id'][1:]) + 1) % agents}", "t": r["t"]}
                   for r in rows if int(r["id"][1:]) % 5 == 0 and agents > 1]
         if second:
-            graph.store.write(FILL_SECOND_OWNERS, {"ns": NS, "rows": second})
+            graph._store.write(FILL_SECOND_OWNERS, {"ns": NS, "rows": second})
     return time.perf_counter() - started
 
 
@@ -103,7 +103,7 @@ def time_op(graph: MemoryGraph, op: str, size: int, n: int, warmup: int,
             rng: random.Random) -> list[float]:
     """Latencies in ms of ``n`` calls of ``op`` after ``warmup`` untimed calls."""
     mode, query = OPS[op]
-    run = graph.store.write if mode == "write" else graph.store.read
+    run = graph._store.write if mode == "write" else graph._store.read
     make = params_for(op, size, n, rng)
     for i in range(warmup):
         run(query, {**make(i), "id": f"warm-{i}"} if op == "merge_create" else make(i))
@@ -145,7 +145,7 @@ def bench_size(size: int, ops: int, warmup: int, fsync: str, root: Path,
     rng = random.Random(seed)
     data = root / f"store-{size}"
     with MemoryGraph.open(data_dir=data, fsync=fsync) as graph:
-        client = redis.Redis(unix_socket_path=str(graph.store.server.socket_path),
+        client = redis.Redis(unix_socket_path=str(graph._store.server.socket_path),
                              decode_responses=True)
         fill_s = fill_store(graph, size, rng)
         counts = graph.cypher("MATCH (m:Memory {ns: $ns}) WITH count(m) AS memories "
@@ -179,8 +179,8 @@ def print_markdown(results: list[dict[str, Any]]) -> None:
     print("| nodes | operation | p50 ms | p95 ms | p99 ms | p50 / baseline p50 |")
     print("|---:|---|---:|---:|---:|---:|")
     for r in results:
-        for op, l in r["latency_ms"].items():
-            print(f"| {r['size']:,} | {op} | {l['p50']:.3f} | {l['p95']:.3f} | "
+        for op, lat in r["latency_ms"].items():
+            print(f"| {r['size']:,} | {op} | {lat['p50']:.3f} | {lat['p95']:.3f} | "
                   f"{l['p99']:.3f} | {l['p50_over_baseline']:.2f}x |")
     print()
     print("| nodes | OWNS edges | fill s | fill nodes/s | disk as written | disk compacted "

@@ -28,8 +28,9 @@ HERE = Path(__file__).resolve().parent
 
 def scripted_model() -> FakeMessagesListChatModel:
     """A model that first remembers what the user said, then recalls it."""
-    call = lambda name, args, n: AIMessage(content="", tool_calls=[
-        {"name": name, "args": args, "id": f"call-{n}"}])
+    def call(name: str, args: dict, n: int) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{n}"}])
+
     return FakeMessagesListChatModel(responses=[
         call("remember", {"text": "The user's cat is called Miso."}, 1),
         call("recall", {"query": "What is the user's cat called?"}, 2),

@@ -2,61 +2,94 @@
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
+from difflib import get_close_matches
+from functools import partial, wraps
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
+from graphmem.atomise import atomise
+from graphmem.canonical import canonical_text
+from graphmem.consensus import Judge
 from graphmem.designs import design_named
+from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput
-from graphmem.models import DEFAULT_NS, Hit, RememberResult, to_epoch_ms
+from graphmem.judge import judge_equivalence
+from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
+                             validate_deposit)
 from graphmem.queries import queries_for
+from graphmem.retrieval.config import HYBRID, RecallConfig, preset, weights_for
+from graphmem.retrieval.pipeline import Amplification, recall_fused
+from graphmem.retrieval.query import parse_query
 from graphmem.settings import StoreSettings
 from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
-from graphmem.writer import Views, Writer, parse_at
+from graphmem.text.nlp import Parser
+from graphmem.views import Views
+from graphmem.write_config import DEFAULT_WRITE, WriteConfig
+from graphmem.writer import Writer, parse_at
 
 
-def preset_with(config, **changes):
-    """A validated copy of a RecallConfig with some fields changed."""
-    return type(config).model_validate({**config.model_dump(), **changes})
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_at_a_time(method: Callable[P, R]) -> Callable[P, R]:
+    """The method runs holding the handle's lock (its views are not built for racing)."""
+    @wraps(method)
+    def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+        with args[0]._lock:  # type: ignore[attr-defined]
+            return method(*args, **kwargs)
+    return locked
 
 
 class MemoryGraph:
     """Shared long-term memory for many agents, kept in a graph database.
 
     Open it with :meth:`open`; close it (or use ``with``) to stop what it started.
+
+    One handle may be shared by threads: its calls that read or change the namespace
+    views (remember, recall, unmerge, ...) take turns on the handle's lock, so threads
+    get correct results but no parallelism from one handle; for that open a handle per
+    thread or process (every write is one statement guarded by the namespace's version,
+    so handles race safely). Each handle keeps its own caches; pass one ``Embedder`` to
+    several handles to share its cache too.
     """
 
-    def __init__(self, store: Store, *, embedder=None, atomiser=None, judge=None,
-                 design: str = "consensus") -> None:
-        from graphmem.atomise import atomise
-        from graphmem.canonical import canonical_text
-        from graphmem.embed import default_embedder
-        from graphmem.judge import judge_equivalence
-        from graphmem.retrieval.pipeline import Amplification
-
-        self.store = store
-        self.queries = queries_for(store.capabilities.backend)
-        self.embedder = embedder or default_embedder()
-        self.views = Views(store, self.queries)
-        self.writer = Writer(self.views, embed=self.embedder.embed,
-                             atomise=atomiser or atomise, judge=judge or judge_equivalence,
-                             canonical=canonical_text,
-                             apply_query=self.queries["memory/apply_deposit"],
-                             design=design_named(design))
-        self.amplification = Amplification()
-        self.recall_config = None  # a RecallConfig; None means the HYBRID preset
+    def __init__(self, store: Store, *, embedder: Embedder | None = None,
+                 atomiser: Any = None, judge: Judge | None = None, design: str = "consensus",
+                 write_config: WriteConfig = DEFAULT_WRITE,
+                 parser: Parser | None = None) -> None:
+        self._store = store
+        self._queries = queries_for(store.capabilities.backend)
+        self._embedder = embedder or Embedder()
+        self._parser = parser or Parser()
+        self._views = Views(store, self._queries)
+        default_judge = partial(judge_equivalence, threshold=write_config.threshold,
+                                contradiction_floor=write_config.contradiction_floor)
+        self._writer = Writer(self._views, embed=self._embedder.embed,
+                              atomise=atomiser or atomise, judge=judge or default_judge,
+                              canonical=partial(canonical_text, parser=self._parser),
+                              parser=self._parser, design=design_named(design),
+                              config=write_config)
+        self._amplification = Amplification()
+        self._lock = threading.RLock()
 
     @classmethod
     def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
-             embedder=None, atomiser=None, judge=None, design: str = "consensus",
+             embedder: Embedder | None = None, atomiser: Any = None, judge: Judge | None = None,
+             design: str = "consensus", write_config: WriteConfig = DEFAULT_WRITE,
              **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
         Arguments left None come from the environment (GRAPHMEM_URI, GRAPHMEM_DATA, ...).
         The schema is brought up to date on open. ``design`` picks the write path:
         consensus (default), nomerge, private or shared-acl (see graphmem.designs).
+        ``atomiser`` and ``judge`` replace the deterministic defaults (for example
+        ``graphmem.atomise.LLMAtomiser(chat_model)``, ``graphmem.judge.LLMJudge(chat_model)``);
+        ``write_config`` tunes the write path (``graphmem.WriteConfig``).
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
         store = open_store(config)
@@ -65,35 +98,55 @@ class MemoryGraph:
         except BaseException:
             store.close()
             raise
-        return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design)
+        return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
+                   write_config=write_config)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder this handle uses (share it with another handle to share its cache)."""
+        return self._embedder
+
+    @property
+    def backend(self) -> str:
+        """"falkordb" or "neo4j"."""
+        return self._store.capabilities.backend
 
     # -- agents and namespaces -------------------------------------------------------
 
+    @_one_at_a_time
     def register_agent(self, agent: str, *, kind: str | None = None, name: str | None = None,
                        ns: str = DEFAULT_NS) -> dict:
         """Create or update an agent (``kind``: character, human, ai, service, ...)."""
-        return self.writer.register_agent(ns, agent, kind=kind, name=name)
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
+        return self._writer.register_agent(ns, agent, kind=kind, name=name)
 
+    @_one_at_a_time
     def drop_namespace(self, ns: str) -> None:
         """Delete every node of ``ns`` (and what this process cached of it)."""
+        check_identifier(ns, "ns")
         self.query("memory/drop_namespace", {"ns": ns}, write=True)
-        self.views.forget_namespace(ns)
+        self._views.forget_namespace(ns)
 
+    @_one_at_a_time
     def warm(self, ns: str = DEFAULT_NS) -> None:
         """Read ``ns`` into this process's view and build its text index now, so that the
         first recall costs what every later one does (after opening a store, or after a
         bulk ingestion)."""
-        self.views.text_index(ns)
-        self.views.synced(ns)
+        check_identifier(ns, "ns")
+        self._views.text_index(ns)
+        self._views.synced(ns)
 
+    @_one_at_a_time
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
-        self.views.ensure_namespace(ns, strict=strict)
-        self.store.write(self.queries["memory/set_strict"], {"ns": ns, "strict": strict})
-        self.views.forget_strictness(ns)
+        check_identifier(ns, "ns")
+        self._views.ensure_namespace(ns, strict=strict)
+        self.query("memory/set_strict", {"ns": ns, "strict": strict}, write=True)
 
     # -- write and read ---------------------------------------------------------------
 
+    @_one_at_a_time
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS,
@@ -108,10 +161,11 @@ class MemoryGraph:
         about turtles) and never remembered as a statement. Applied in one transaction;
         returns what happened to each atom.
         """
-        return self.writer.remember(agent=agent, text=text, witnesses=tuple(witnesses),
+        return self._writer.remember(agent=agent, text=text, witnesses=witnesses,
                                     told_by=told_by, at=parse_at(at), place=place,
                                     domain=domain, ns=ns, via=via, context=context)
 
+    @_one_at_a_time
     def remember_many(self, deposits: Sequence[Mapping[str, Any]], *,
                       ns: str = DEFAULT_NS, batch: int = 256) -> list[RememberResult]:
         """``remember`` each deposit (a dict of remember's arguments), in order.
@@ -120,93 +174,87 @@ class MemoryGraph:
         each batch of deposits are embedded together first, which is several times faster
         than one at a time on a CPU.
         """
-        results = []
+        check_identifier(ns, "ns")
+        for i, d in enumerate(deposits):  # a bad deposit is found before any is applied
+            try:
+                validate_deposit(**{"ns": ns, **d, "at": parse_at(d.get("at"))})
+            except (InvalidInput, TypeError) as exc:
+                raise InvalidInput(f"deposit {i} of {len(deposits)}: {exc}; "
+                                   "nothing was applied") from None
+        results: list[RememberResult] = []
         for lo in range(0, len(deposits), batch):
             chunk = [{"ns": ns, **d} for d in deposits[lo:lo + batch]]
-            self.writer.prepare(chunk)
-            results.extend(self.remember(**d) for d in chunk)
+            self._writer.prepare(chunk)
+            for d in chunk:
+                try:
+                    results.append(self.remember(**d))
+                except InvalidInput as exc:
+                    done = (f"deposits 0 to {len(results) - 1} were applied"
+                            if results else "none was applied")
+                    raise InvalidInput(f"deposit {len(results)} of {len(deposits)}: {exc}; "
+                                       f"{done}, none after it") from None
         return results
 
+    @_one_at_a_time
     def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
-               config: Any = None, expand: bool | None = None,
+               config: RecallConfig | str | None = None, expand: bool | None = None,
                explain: bool = False) -> list[Hit]:
         """The ``k`` memories ``agent`` owns that best answer ``query``, best first.
 
-        Channels (dense, bm25, graph, time) are weighted by the kind of question and fused
-        by reciprocal rank fusion; affiliated neighbours are ranked in; the list is cut to
-        k. ``config`` is a RecallConfig or a preset name ("HYBRID", "DENSE_ONLY",
-        "BM25_ONLY", ...). Each hit carries its rank in every channel (``channels``), the
-        channel that ranked it best (``found_by``), its owners and conflicts; with
-        ``explain=True`` also the query's kind, the channel weights and the entities seen.
+        Channels (dense, bm25, time, profile, speaker; graph when weighted) are weighted by
+        the kind of question and fused by reciprocal rank fusion; affiliated neighbours
+        are ranked in; the list is cut to k. ``config`` is a RecallConfig or a preset name
+        ("HYBRID", "DENSE_ONLY", "BM25_ONLY", "HYBRID_RRF"). Each hit carries its rank in
+        every channel (``channels``), the channel that ranked it best (``found_by``), its
+        owners and conflicts; with ``explain=True`` also the query's kind, the channel
+        weights and the entities seen.
         """
-        from graphmem.retrieval.pipeline import recall_fused
-
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         if k <= 0:
             raise InvalidInput(f"k must be positive, got {k}")
         if not query or not query.strip():
             raise InvalidInput("query is empty")
-        chosen = self._recall_config(config, expand)
-        view = self.views.synced(ns)
-        parsed = self._parse_query(query, view, chosen, agent)
-        hits = recall_fused(view, self.views.text_index(ns), agent, parsed, chosen, k=k,
-                            amplification=self.amplification)
+        chosen = _recall_config(config, expand)
+        view = self._views.synced(ns)
+        parsed = parse_query(query, view=view, agent=agent, config=chosen,
+                             embed=self._embedder.embed,
+                             agent_names=lambda: {a: self._writer.agent_name(ns, a)
+                                                  for a in view.agents()})
+        hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
+                            amplification=self._amplification)
         if explain:
-            from graphmem.retrieval.config import weights_for
-
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
-                   "entities": parsed.entity_ids,
+                   # only entities of memories the asker owns: the namespace's
+                   # resolver knows every agent's
+                   "entities": [e for e in parsed.entity_ids
+                                if view.mentioning(e) & view.owned_ids(agent)],
                    "temporal": repr(parsed.intent) if parsed.intent else None}
             hits = [h.model_copy(update={"explain": why}) for h in hits]
         return hits
 
-    def _recall_config(self, config: Any, expand: bool | None):
-        from graphmem.retrieval.config import HYBRID, RecallConfig, preset
-
-        chosen = (config if isinstance(config, RecallConfig)
-                  else preset(config) if config else self.recall_config or HYBRID)
-        if expand is not None:
-            chosen = preset_with(chosen, expand_affiliated=expand)
-        return chosen
-
-    def _parse_query(self, query: str, view, config, agent: str):
-        from graphmem.text.annotate import query_entities, without_spans
-        from graphmem.text.temporal_query import temporal_query
-        from graphmem.retrieval.classify import classify_query
-        from graphmem.retrieval.pipeline import Query, named_agents, salient_entities
-        from graphmem.retrieval.config import weights_for
-
-        mentions = query_entities(query, view.resolver)
-        salient = salient_entities(view, agent, [m.id for m in mentions])
-        # A name on most of the asker's memories (a conversation's own speakers) says
-        # little about which memory answers; it would pull the embedding towards every
-        # memory of that person, so the dense channel reads the question without it.
-        dense_text = without_spans(query, [(m.start, m.end) for m in mentions
-                                           if m.id not in salient]) or query
-        intent = temporal_query(query) if "time" in config.channels else None
-        kind = classify_query(query)
-        # the agents a question names matter only to the speaker channel, which runs for
-        # some kinds of question: look for them only when it will
-        weights = weights_for(config, kind if config.classify else None)
-        subjects = (named_agents(query, {a: self.writer.agent_name(view.ns, a)
-                                         for a in view.agents()})
-                    if weights.get("speaker", 0) > 0 else [])
-        return Query(text=query, vector=self.embedder.embed([dense_text])[0],
-                     entity_ids=salient, kind=kind, intent=intent, subjects=subjects)
-
+    @_one_at_a_time
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""
-        return self.writer.unmerge(ns, memory_id, op_id=op_id)
+        check_identifier(memory_id, "memory_id")
+        check_identifier(ns, "ns")
+        if op_id is not None:
+            check_identifier(op_id, "op_id")
+        return self._writer.unmerge(ns, memory_id, op_id=op_id)
 
     # -- who knew what, when, from whom ---------------------------------------------
 
     def owners_of(self, text: str, *, ns: str = DEFAULT_NS, limit: int = 100) -> list[Row]:
         """Who owns the memories whose text contains ``text``, how, from whom, since when."""
+        check_identifier(ns, "ns")
         return self.query("who_knew/owners_of", {"ns": ns, "text": text, "limit": limit})
 
     def knew_at(self, agent: str, at: Any, *, ns: str = DEFAULT_NS,
                 limit: int = 100) -> list[Row]:
         """What ``agent`` knew at or before ``at`` (world time), latest first."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         when = parse_at(at)
         if when is None:
             raise InvalidInput("knew_at needs a time")
@@ -216,16 +264,20 @@ class MemoryGraph:
     def learned_from(self, agent: str, text: str | None = None, *, ns: str = DEFAULT_NS,
                      limit: int = 100) -> list[Row]:
         """From whom ``agent`` learned what it was told (optionally about ``text``)."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
         return self.query("who_knew/learned_from",
                           {"ns": ns, "agent": agent, "text": text, "limit": limit})
 
     def shared_most(self, *, ns: str = DEFAULT_NS, limit: int = 10) -> list[Row]:
         """Pairs of agents sharing the most memories."""
+        check_identifier(ns, "ns")
         return self.query("who_knew/shared_most", {"ns": ns, "limit": limit})
 
     def stats(self, *, ns: str = DEFAULT_NS) -> dict[str, Any]:
         """Structure metrics of a namespace: entries, multi-owner share, linked share,
         deepest merge, contradictions, and the mean recall amplification of this process."""
+        check_identifier(ns, "ns")
         row = self.query("stats/structure", {"ns": ns})[0]
         entries = row["entries"] or 0
         contradictions = self.query("stats/contradictions", {"ns": ns})[0]["contradictions"]
@@ -236,9 +288,9 @@ class MemoryGraph:
             "linked_share": (row["linked"] or 0) / entries if entries else 0.0,
             "max_owners": row["max_owners"] or 0,
             "contradictions": contradictions,
-            "recalls": self.amplification.recalls,
-            "recall_amplification": self.amplification.mean,
-            "pool_amplification": self.amplification.pool_mean,
+            "recalls": self._amplification.recalls,
+            "recall_amplification": self._amplification.mean,
+            "pool_amplification": self._amplification.pool_mean,
         }
 
     # -- raw Cypher ---------------------------------------------------------------
@@ -246,33 +298,42 @@ class MemoryGraph:
     def cypher(self, query: str, params: Mapping[str, Any] | None = None, *,
                write: bool = False) -> list[Row]:
         """Run Cypher and return rows as dicts; read-only unless ``write=True``."""
-        run = self.store.write if write else self.store.read
+        run = self._store.write if write else self._store.read
         return run(query, dict(params or {}))
 
     def query(self, name: str, params: Mapping[str, Any] | None = None, *,
               write: bool = False) -> list[Row]:
-        """Run a named query from ``cypher/`` (e.g. ``"who_knew/owners_of"``)."""
-        return self.cypher(self.queries[name], params, write=write)
+        """Run a named query from ``graphmem/cypher/`` (e.g. ``"who_knew/owners_of"``)."""
+        if name not in self._queries:
+            close = get_close_matches(name, self._queries.names(), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InvalidInput(f"no query named {name!r}{hint} (the names are the .cypher "
+                               "files under graphmem/cypher/, without the suffix)")
+        return self.cypher(self._queries[name], params, write=write)
+
+    def query_names(self) -> list[str]:
+        """The names of every query in ``graphmem/cypher/`` for this backend."""
+        return self._queries.names()
 
     @contextmanager
     def tracer(self, tracer: Tracer = print) -> Iterator[None]:
         """Within the block, call ``tracer(query, params)`` for every query run."""
-        self.store.add_tracer(tracer)
+        self._store.add_tracer(tracer)
         try:
             yield
         finally:
-            self.store.remove_tracer(tracer)
+            self._store.remove_tracer(tracer)
 
     # -- status -------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """Backend, URI, node counts by label, edge counts by type, schema version."""
-        caps = self.store.capabilities
+        caps = self._store.capabilities
         return {
             "backend": caps.backend,
             "version": caps.version,
-            "uri": self.store.uri,
-            "schema_version": len(self.store.schema_steps()),
+            "uri": self._store.uri,
+            "schema_version": len(self._store.schema_steps()),
             "schema_version_expected": SCHEMA_VERSION,
             "nodes": {r["label"]: r["count"] for r in self.query("admin/label_counts")},
             "edges": {r["type"]: r["count"] for r in self.query("admin/relationship_counts")},
@@ -282,10 +343,18 @@ class MemoryGraph:
 
     def close(self) -> None:
         """Close the connection; the embedded server stops when its last user closes."""
-        self.store.close()
+        self._store.close()
 
     def __enter__(self) -> "MemoryGraph":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _recall_config(config: RecallConfig | str | None, expand: bool | None) -> RecallConfig:
+    chosen = (config if isinstance(config, RecallConfig)
+              else preset(config) if config else HYBRID)
+    if expand is not None:
+        chosen = chosen.model_copy(update={"expand_affiliated": expand})
+    return chosen

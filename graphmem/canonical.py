@@ -26,9 +26,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.text.nlp import Parser
 
 __all__ = ["canonical_text", "capitalised_names", "named_parties"]
 
@@ -107,43 +107,32 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
     return names
 
 
-def _parse(text: str) -> Any:
-    # One English pipeline per process; the Doc is shared with entity extraction.
-    from graphmem.text.nlp import parse_many
-
-    return parse_many([text])[0]
-
-
-def named_parties(text: str) -> set[str]:
+def named_parties(text: str, parser: Parser | None = None) -> set[str]:
     """The people, organisations and places a text names.
 
     spaCy PERSON/ORG/GPE entities, reduced to their capitalised runs, plus the
-    ``capitalised_names`` fallback. The model is loaded on first use.
+    ``capitalised_names`` fallback. ``parser`` keeps the parse for others to reuse.
     """
-    return set(_parties(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _parties(text: str) -> frozenset[str]:
     parties = set(capitalised_names(text))
     if text.strip():
-        for ent in _parse(text).ents:
+        for ent in (parser or Parser(cache_size=0)).parse(text).ents:
             if ent.label_ in ENTITY_LABELS:
                 # the leading ", " makes the entity's first word count as mid-sentence
                 parties.update(capitalised_names(", " + ent.text))
-    return frozenset(parties)
+    return parties
 
 
-def _order_of_appearance(variants: Sequence[str], wanted: set[str]) -> list[str]:
+def _order_of_appearance(variants: Sequence[str], wanted: set[str],
+                         parser: Parser | None) -> list[str]:
     ordered: list[str] = []
     for variant in variants:
-        for name in capitalised_names(variant) + sorted(named_parties(variant)):
+        for name in capitalised_names(variant) + sorted(named_parties(variant, parser)):
             if name in wanted and name not in ordered:
                 ordered.append(name)
     return ordered + sorted(wanted - set(ordered))
 
 
-def canonical_text(variants: Sequence[str]) -> str:
+def canonical_text(variants: Sequence[str], parser: Parser | None = None) -> str:
     """The one wording of a merged memory that keeps every named party.
 
     Chooses the variant naming the most parties (ties: shortest, then first)
@@ -153,14 +142,14 @@ def canonical_text(variants: Sequence[str]) -> str:
     texts = [" ".join(v.split()) for v in variants if isinstance(v, str) and v.strip()]
     if not texts:
         raise InvalidInput("canonical_text() needs at least one non-blank variant")
-    parties = [named_parties(t) for t in texts]
+    parties = [named_parties(t, parser) for t in texts]
     union = set().union(*parties)
     best = min(range(len(texts)), key=lambda i: (-len(parties[i]), len(texts[i]), i))
     text = texts[best]
-    lost = union - named_parties(text)
+    lost = union - named_parties(text, parser)
     if lost:
-        text = f"{text} (also: {', '.join(_order_of_appearance(texts, lost))})"
-        still = union - named_parties(text)
+        text = f"{text} (also: {', '.join(_order_of_appearance(texts, lost, parser))})"
+        still = union - named_parties(text, parser)
         if still:  # a name that only a longer context made a name: list it bare
             text = f"{text[:-1]}, {', '.join(sorted(still))})"
     return text

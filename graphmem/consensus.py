@@ -19,15 +19,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
+from graphmem.statements import DepositRows
 from graphmem.view import NamespaceView
-
-#: How many nearest memories each atom is judged against.
-CANDIDATES_PER_ATOM = 5
-#: How many of a memory's wordings (the latest) an atom is judged against.
-MAX_WORDINGS_JUDGED = 4
-#: A deposit made at the same place within this much world time of the depositor's
-#: previous memory there continues that episode, and the two are linked.
-EPISODE_GAP_MS = 60 * 60 * 1000
+from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 
 
 #: judge(atom, memory_text, similarity) -> a verdict with ``kind`` ("equivalent",
@@ -53,11 +47,11 @@ class _Pending:
 
 @dataclass
 class Plan:
-    """Everything one deposit writes, as statement parameters plus the outcomes."""
+    """Everything one deposit writes (the statement's rows) plus the outcomes."""
 
     deposit_id: str
     outcomes: list[AtomOutcome] = field(default_factory=list)
-    params: dict = field(default_factory=dict)
+    rows: DepositRows | None = None
 
 
 def new_id(prefix: str) -> str:
@@ -67,7 +61,7 @@ def new_id(prefix: str) -> str:
 def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  view: NamespaceView, *, judge: Judge, canonical: Canonicaliser,
                  meanings: Sequence[Any] | None = None,
-                 now_ms: int, candidates: int = CANDIDATES_PER_ATOM, merge: bool = True,
+                 now_ms: int, config: WriteConfig = DEFAULT_WRITE, merge: bool = True,
                  link: bool = True) -> Plan:
     """Decide, for each atom, whether it merges into a memory or becomes a new one.
 
@@ -82,7 +76,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     meanings = meanings or [None] * len(atoms)
     for atom, vector, meaning in zip(atoms, vectors, meanings):
         target, similarity, conflicts, reason = (
-            _match_atom(atom, vector, view, pending, judge, candidates) if merge
+            _match_atom(atom, vector, view, pending, judge, config) if merge
             else (None, 0.0, [], ""))
         if target is None:
             mid = new_id("m")
@@ -112,16 +106,16 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
-    plan.params = _statement_params(deposit, plan, pending, contradicts, oplog, view, now_ms,
-                                    link=link)
+    plan.rows = _statement_rows(deposit, plan, pending, contradicts, oplog, view, now_ms,
+                                link=link, episode_gap_ms=config.episode_gap_ms)
     return plan
 
 
 def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
                 pending: dict[str, _Pending], judge: Judge,
-                candidates: int) -> tuple[str | None, float, list[str], str]:
+                config: WriteConfig) -> tuple[str | None, float, list[str], str]:
     """The memory ``atom`` is equivalent to (or None), its similarity, contradictions."""
-    scored = dict(view.nearest(vector, candidates))
+    scored = dict(view.nearest(vector, config.candidates))
     for mid, item in pending.items():  # atoms earlier in this same deposit
         scored[mid] = float(item.vector @ vector)
     conflicts: list[str] = []
@@ -129,7 +123,7 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
         wordings = pending[mid].variants if mid in pending else view.records[mid].variants
         # Judge against what was deposited, not the canonical text: the canonical text
         # may carry "(also: ...)" names that no single wording has.
-        verdicts = [judge(atom, text, similarity) for text in wordings[-MAX_WORDINGS_JUDGED:]]
+        verdicts = [judge(atom, text, similarity) for text in wordings[-config.wordings_judged:]]
         equivalent = next((v for v in verdicts if v.kind == "equivalent"), None)
         if equivalent is not None:
             return mid, similarity, conflicts, equivalent.reason
@@ -170,12 +164,12 @@ def _merge_entry(deposit: Deposit, deposit_id: str, atom: str, mid: str, before:
 
 
 def _episode_predecessor(deposit: Deposit, t: int, view: NamespaceView,
-                         exclude: set[str]) -> str | None:
+                         exclude: set[str], gap_ms: int) -> str | None:
     """The depositor's previous memory in the same episode (same place, close in time)."""
     if not deposit.place:
         return None
     latest = view.latest_at_place(deposit.agent, deposit.place)
-    if latest is None or latest[1] in exclude or abs(t - latest[0]) > EPISODE_GAP_MS:
+    if latest is None or latest[1] in exclude or abs(t - latest[0]) > gap_ms:
         return None
     return latest[1]
 
@@ -191,6 +185,8 @@ def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
                 mentions.append([item.id, entity_id])
     timelines: dict[str, list[tuple[int, str]]] = {}
     for item in (p for p in pending.values() if p.is_new):
+        if item.t is None:  # every new memory has a time: the text's, else the deposit's
+            continue
         for entity_id in item.mentions:
             arc = timelines.setdefault(entity_id, list(view.arc(entity_id)))
             before, after = neighbours_in_time(arc, item.t, item.id)
@@ -213,9 +209,10 @@ def neighbours_in_time(arc: list[tuple[int, str]], t: int, mid: str) -> tuple[st
     return (arc[i - 1][1] if i > 0 else None), (arc[i][1] if i < len(arc) else None)
 
 
-def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
-                      contradicts: list[list[str]], oplog: list[dict],
-                      view: NamespaceView, now_ms: int, *, link: bool) -> dict:
+def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
+                    contradicts: list[list[str]], oplog: list[dict],
+                    view: NamespaceView, now_ms: int, *, link: bool,
+                    episode_gap_ms: int) -> DepositRows:
     t = to_epoch_ms(deposit.at) if deposit.at else now_ms
     parties = [deposit.agent, *deposit.witnesses]
     if deposit.told_by:
@@ -231,17 +228,17 @@ def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending]
     if link:
         links = [sorted(pair) for i, a in enumerate(atom_ids) for pair in
                  ((a, b) for b in atom_ids[i + 1:])]
-        previous = _episode_predecessor(deposit, t, view, set(atom_ids))
+        previous = _episode_predecessor(deposit, t, view, set(atom_ids), episode_gap_ms)
         if previous is not None:
             links.extend(sorted((previous, mid)) for mid in atom_ids[:1])
     touched = {m for pair in contradicts for m in pair} | {m for pair in links for m in pair}
     new = [p for p in pending.values() if p.is_new]
-    return {
+    return DepositRows(**{
         "agents": list(dict.fromkeys(parties)),
         "deposit": {"id": plan.deposit_id, "agent": deposit.agent, "text": deposit.text,
                     "t": t, "recorded_at": now_ms, "place": deposit.place,
                     "domain": deposit.domain, "witnesses": list(deposit.witnesses),
-                    "told_by": deposit.told_by},
+                    "told_by": deposit.told_by, "context": deposit.context or None},
         # pos: the memory's place among the deposit's new ones, so that every reader
         # stores them in the order they were written
         "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],
@@ -264,4 +261,4 @@ def _statement_params(deposit: Deposit, plan: Plan, pending: dict[str, _Pending]
         "links": links,
         "contradicts": contradicts,
         "oplog": oplog,
-    }
+    })

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from importlib import resources
 from typing import Any, Callable
 
@@ -30,16 +31,20 @@ def deposit_scene(g: MemoryGraph, scene: dict[str, Any]) -> list[Any]:
 def question_params(scene: dict[str, Any], question: dict[str, Any]) -> dict[str, Any]:
     params = {"ns": scene["ns"], "limit": 20, **question["params"]}
     if isinstance(params.get("at"), str):
-        params["at"] = to_epoch_ms(parse_at(params["at"]))
+        when = parse_at(params["at"])
+        assert when is not None  # a scene's question times are written out
+        params["at"] = to_epoch_ms(when)
     return params
 
 
 def _readable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Epoch-millisecond times shown as ISO text."""
-    from graphmem.models import from_epoch_ms
+    return [{k: (_iso(v) if k in ("since", "at") and isinstance(v, int) else v)
+             for k, v in row.items()} for row in rows]
 
-    return [{k: (from_epoch_ms(v).strftime("%Y-%m-%d %H:%M") if k in ("since", "at") and
-                 isinstance(v, int) else v) for k, v in row.items()} for row in rows]
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
 def run_demo(g: MemoryGraph, echo: Callable[[str], None], table: Callable) -> dict[str, Any]:

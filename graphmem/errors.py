@@ -9,6 +9,7 @@
     │   ├── DataDirError         data directory not usable (not writable, locked)
     │   ├── ServerBinaryMissing  the embedded redis-server / FalkorDB module is absent
     │   ├── CorruptDataError     the append-only file cannot be loaded
+    │   ├── WriteConflict        other writers kept moving the namespace; retry later
     │   └── QueryFailed          a query was rejected; nothing it wrote was kept
     │       ├── ConstraintViolation
     │       └── ReadOnlyViolation
@@ -58,6 +59,10 @@ class ServerBinaryMissing(StoreError):
 
 class CorruptDataError(StoreError):
     """The store's persistence files are damaged."""
+
+
+class WriteConflict(StoreError):
+    """Every attempt found the namespace moved by another writer; nothing was written."""
 
 
 class QueryFailed(StoreError):

@@ -88,7 +88,7 @@ class DepositContext:
 
 # Features ---------------------------------------------------------------------
 
-_NUMBER_WORDS = {w: i for i, w in enumerate(
+_NUMBER_WORDS: dict[str, float] = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
@@ -180,7 +180,10 @@ def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_g
     if a.at is not None and b.at is not None:
         if isinstance(a.at, datetime) != isinstance(b.at, datetime):
             raise InvalidInput("DepositContext.at must be datetimes on both sides or epoch seconds on both")
-        gap = abs((a.at - b.at).total_seconds()) if isinstance(a.at, datetime) else abs(a.at - b.at)
+        if isinstance(a.at, datetime) and isinstance(b.at, datetime):
+            gap = abs((a.at - b.at).total_seconds())
+        else:
+            gap = abs(float(a.at) - float(b.at))  # type: ignore[arg-type]
         if gap > max_gap:
             return f"deposited {gap:.0f} s apart (more than {max_gap:.0f} s)"
     if a.place and b.place and a.place.strip().casefold() != b.place.strip().casefold():

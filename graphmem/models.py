@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError,
+                      field_validator, model_validator)
 
 from graphmem.errors import InvalidInput
 
@@ -15,7 +17,52 @@ MAX_TEXT_CHARS = 20_000
 MAX_WITNESSES = 1_000
 Via = Literal["witnessed", "told", "seeded", "inferred"]
 AgentKind = Literal["character", "human", "ai", "service", "process", "environment", "carrier"]
+AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
 DEFAULT_NS = "default"
+#: Longest agent, namespace or memory id accepted.
+MAX_ID_CHARS = 200
+
+
+def check_identifier(value: object, field: str) -> str:
+    """``value`` as an identifier (agent, witness, namespace, memory id), or InvalidInput
+    naming ``field``: a str, not empty, not padded with whitespace, without control
+    characters, at most MAX_ID_CHARS long, and valid Unicode (no lone surrogates).
+
+    Ids are stored under uniqueness constraints; FalkorDB 4.16 crashes (signal 11) on a
+    constrained value with leading or trailing whitespace, so such ids never reach it.
+    """
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a str, got {type(value).__name__} {value!r}")
+    if not value:
+        raise InvalidInput(f"{field} is empty; give the id of an agent, memory or namespace")
+    if value != value.strip():
+        raise InvalidInput(f"{field} {value!r} starts or ends with whitespace; strip it")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInput(f"{field} has {len(value)} characters, more than {MAX_ID_CHARS}")
+    bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if bad is not None:
+        what = "a lone surrogate (not valid Unicode)" if unicodedata.category(bad) == "Cs" \
+            else f"the control character {bad!r}"
+        raise InvalidInput(f"{field} {value!r} contains {what}; ids are printable text")
+    return value
+
+
+def check_identifiers(value: object, field: str) -> tuple[str, ...]:
+    """A list of identifiers (``witnesses``); one str is refused, not split into letters."""
+    if isinstance(value, str):
+        raise InvalidInput(f"{field} must be a list of agent ids, not one str; "
+                           f"write {field}=[{value!r}]")
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidInput(f"{field} must be a list of agent ids, got {type(value).__name__}")
+    return tuple(check_identifier(v, f"{field}[{i}]") for i, v in enumerate(value))
+
+
+def _identifier(field: str) -> Any:
+    return BeforeValidator(lambda v: check_identifier(v, field))
+
+
+AgentId = Annotated[str, _identifier("agent")]
+NamespaceId = Annotated[str, _identifier("ns")]
 
 
 def to_epoch_ms(when: datetime) -> int:
@@ -34,22 +81,31 @@ class Deposit(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    agent: str = Field(min_length=1, max_length=200)
+    agent: AgentId
     text: str
-    witnesses: tuple[str, ...] = ()
-    told_by: str | None = None
+    witnesses: Annotated[tuple[str, ...],
+                         BeforeValidator(lambda v: check_identifiers(v, "witnesses"))] = ()
+    told_by: Annotated[str | None,
+                       BeforeValidator(lambda v: v if v is None
+                                       else check_identifier(v, "told_by"))] = None
     at: datetime | None = None
     place: str | None = None
     domain: str | None = None
-    ns: str = Field(default=DEFAULT_NS, min_length=1, max_length=200)
+    ns: NamespaceId = DEFAULT_NS
     via: Via | None = None
     #: what the deposit answers or follows (the previous turn of a conversation): indexed
     #: for search with the deposit's statements, never remembered as one
     context: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
 
-    @field_validator("text")
+    @field_validator("text", mode="before")
     @classmethod
-    def _text_fits(cls, text: str) -> str:
+    def _text_fits(cls, text: object) -> str:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a str, got {type(text).__name__}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text is not valid Unicode (it holds a lone surrogate)") from None
         stripped = text.strip()
         if not stripped:
             raise ValueError("text is empty; deposit a statement with some content")
@@ -84,8 +140,6 @@ class Deposit(BaseModel):
 
 def validate_deposit(**fields: Any) -> Deposit:
     """Build a Deposit, turning pydantic's error into one InvalidInput message."""
-    from pydantic import ValidationError
-
     try:
         return Deposit(**fields)
     except ValidationError as exc:
@@ -129,7 +183,9 @@ class Hit(BaseModel):
     found_by: str = ""
     owners: list[str] = Field(default_factory=list)
     asserted_by: list[str] = Field(default_factory=list)
-    conflicts: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)  # those the asker owns
+    #: how many memories in conflict with this one the asker does not own (not named)
+    conflicts_unseen: int = 0
     t: datetime | None = None
     variants: list[str] = Field(default_factory=list)
     explain: dict[str, Any] | None = None

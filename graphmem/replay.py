@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from graphmem.api import MemoryGraph
+from graphmem.ingestion.hamlet import consensus_deposits, load_play, witness_deposits
 
 
 @dataclass
@@ -65,7 +66,7 @@ def score_merges(groups: Iterable[tuple[str, set[str]]]) -> MergeScore:
             by_memory[mid].append(i)
     merged = {(a, b) for members in by_memory.values()
               for x, a in enumerate(members) for b in members[x + 1:] if a != b}
-    merged = {tuple(sorted(p)) for p in merged}
+    merged = {(min(a, b), max(a, b)) for a, b in merged}
     truth_sizes = Counter(truth for truth, _ in items)
     true_pairs = sum(n * (n - 1) // 2 for n in truth_sizes.values())
     correct = sum(1 for a, b in merged if items[a][0] == items[b][0])
@@ -78,8 +79,6 @@ def replay_hamlet(g: MemoryGraph, play_path: Path, *, design: str, ns: str | Non
                   acts: Iterable[int] | None = None, scenes_per_act: int | None = None,
                   progress: Callable[[str], None] | None = None) -> ReplayReport:
     """Replay Hamlet into ``g`` (opened with ``design``); a fresh namespace per run."""
-    from graphmem.ingestion.hamlet import consensus_deposits, load_play, witness_deposits
-
     play = load_play(play_path)
     ns = ns or f"hamlet-{design}"
     g.drop_namespace(ns)

@@ -11,7 +11,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphmem.errors import ConfigError
 
 DEFAULT_DATA_DIR = "graphmem-data"
 
@@ -51,4 +53,25 @@ class StoreSettings(BaseModel):
             "lock_timeout_s": env.get("GRAPHMEM_LOCK_TIMEOUT") or 60.0,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, overrides)) from None
+
+
+#: the environment variable behind each setting, named in errors
+ENV_NAMES = {"uri": "GRAPHMEM_URI", "data_dir": "GRAPHMEM_DATA", "user": "GRAPHMEM_USER",
+             "password": "GRAPHMEM_PASSWORD", "graph": "GRAPHMEM_GRAPH",
+             "fsync": "GRAPHMEM_FSYNC", "redis_server": "GRAPHMEM_REDIS_SERVER",
+             "falkordb_module": "GRAPHMEM_FALKORDB_MODULE",
+             "lock_timeout_s": "GRAPHMEM_LOCK_TIMEOUT"}
+
+
+def _describe(exc: ValidationError, overrides: dict[str, object]) -> str:
+    problems = []
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err["loc"] else "settings"
+        source = (f"the argument {field}" if overrides.get(field) is not None
+                  else f"{ENV_NAMES[field]}" if field in ENV_NAMES else field)
+        problems.append(f"{source} = {err.get('input')!r}: {err['msg']}")
+    return "invalid store settings: " + "; ".join(problems)

@@ -41,6 +41,8 @@ class MemoryRecord:
     forgotten: bool = False
     mentions: set[str] = field(default_factory=set)  # entity ids
     context: str | None = None  # what the first deposit answered (indexed, not the text)
+    #: the context each owner's own deposit answered (None: it had none)
+    owner_contexts: dict[str, str | None] = field(default_factory=dict)
 
 
 Listener = Callable[[MemoryRecord], None]
@@ -133,6 +135,7 @@ class NamespaceView:
         record.forgotten = bool(row.get("forgotten"))
         record.context = row.get("context")
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
+        record.owner_contexts = _owner_contexts(row, record.context)
         for agent in owners.keys() - record.owners.keys():
             self._owned.setdefault(agent, []).append(record.row)
             self._owned_ids.setdefault(agent, set()).add(mid)
@@ -291,3 +294,12 @@ def _sorted_rows(rows: dict[str, list[int]], cache: dict[str, np.ndarray], agent
         cached = np.asarray(sorted(rows.get(agent, [])), dtype=np.int64)
         cache[agent] = cached
     return cached
+
+
+def _owner_contexts(row: Row, first: str | None) -> dict[str, str | None]:
+    """Each owner's own deposit's context. A store written before deposits kept their
+    context knows only the first one: every owner then gets that (as it always did)."""
+    contexts = {d["id"]: d.get("context") for d in row.get("deposits") or [] if d.get("id")}
+    kept = any(c is not None for c in contexts.values())
+    pairs = zip(row.get("owners") or [], row.get("owner_deposits") or [])
+    return {agent: (contexts.get(deposit) if kept else first) for agent, deposit in pairs}

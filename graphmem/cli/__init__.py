@@ -1,58 +1,16 @@
-"""The ``graphmem`` command line: one group, commands in sibling modules."""
+"""The ``graphmem`` command line: the group is in ``app``, its commands in sibling modules
+(importing them registers them)."""
 
 from __future__ import annotations
 
-import os
-import sys
+from graphmem.cli import (eval_commands, mcp_commands, memory_commands, replay_commands,
+                          service_commands, store_commands)
+from graphmem.cli.app import cli, open_graph
 
-import click
-
-from graphmem.errors import GraphmemError
-
-
-class _Group(click.Group):
-    """A click group that prints graphmem errors as one clear line, exit code 1."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except GraphmemError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
-
-
-@click.group(cls=_Group)
-@click.option("--uri", envvar="GRAPHMEM_URI", default=None,
-              help="Store URI: none for the embedded store, falkordb://host:port, "
-                   "neo4j://host:7687 or bolt://host:7687. Env: GRAPHMEM_URI.")
-@click.option("--data-dir", envvar="GRAPHMEM_DATA", default=None,
-              help="Data directory of the embedded store (default ./graphmem-data). "
-                   "Env: GRAPHMEM_DATA.")
-@click.version_option(package_name="graphmem")
-@click.pass_context
-def cli(ctx: click.Context, uri: str | None, data_dir: str | None) -> None:
-    """Shared long-term memory for many agents, kept in a graph database."""
-    ctx.obj = {"uri": uri, "data_dir": data_dir}
-
-
-def open_graph(ctx: click.Context, **options):
-    """Open the MemoryGraph the global options name; with GRAPHMEM_SERVER set (and no
-    options), a client of that service instead: same methods, no model loaded here."""
-    if os.environ.get("GRAPHMEM_SERVER") and not options:
-        from graphmem.service.client import Client
-
-        return Client.from_env()
-    from graphmem.api import MemoryGraph
-
-    obj = ctx.find_root().obj
-    return MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"], **options)
+__all__ = ["cli", "eval_commands", "main", "mcp_commands", "memory_commands", "open_graph",
+           "replay_commands", "service_commands", "store_commands"]
 
 
 def main() -> None:
     """Console entry point."""
-    from graphmem.cli import (  # noqa: F401  (registers commands)
-        eval_commands, memory_commands, replay_commands, store_commands)
-    from graphmem.mcp import commands as mcp_commands  # noqa: F401
-    from graphmem.service import commands as service_commands  # noqa: F401
-
     cli(prog_name="graphmem")

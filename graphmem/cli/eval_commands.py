@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
-from graphmem.cli import cli
+from graphmem.cli.app import cli
+from graphmem.evaluation.report import compare_runs
+from graphmem.evaluation.runner import EvalOptions, run_evaluation
 from graphmem.errors import InvalidInput
 
 BENCHMARKS = ("locomo", "longmemeval", "personamem", "prefeval")
@@ -94,8 +96,6 @@ def _benchmark_command(name: str):
     @click.option("--no-progress", is_flag=True, help="No progress bars.")
     def command(data, out, limit, every, llm, skip_bad, seed, k_list, config, form, distractors,
                 topics, systems, no_progress) -> None:
-        from graphmem.evaluation.runner import EvalOptions, run_evaluation
-
         if limit is not None and limit <= 0:
             raise InvalidInput(f"--limit must be positive, got {limit}")
         if every < 1:
@@ -136,6 +136,4 @@ for _name in BENCHMARKS:
 @click.argument("dirs", nargs=-1, required=True, type=click.Path())
 def report_command(dirs) -> None:
     """Put several runs side by side (markdown on stdout)."""
-    from graphmem.evaluation.report import compare_runs
-
     click.echo(compare_runs(list(dirs)), nl=False)

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from graphmem.cli import cli, open_graph
+from graphmem.cli.app import cli, open_graph
+from graphmem.demo import run_demo
 from graphmem.cli.render import print_table
 from graphmem.models import DEFAULT_NS
 
@@ -160,7 +161,5 @@ def agent(ctx, agent, kind, name, strict, ns) -> None:
 @click.pass_context
 def demo(ctx) -> None:
     """Deposit a small multi-agent scene and print who-knew-what answers from Cypher."""
-    from graphmem.demo import run_demo
-
     with open_graph(ctx) as g:
         run_demo(g, click.echo, print_table)

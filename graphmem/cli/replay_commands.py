@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from graphmem.cli import cli, open_graph
+from graphmem.cli.app import cli, open_graph
+from graphmem.errors import InvalidInput
+from graphmem.replay import replay_hamlet
 from graphmem.cli.render import print_table
 from graphmem.designs import DESIGNS
 
@@ -35,9 +37,6 @@ def replay() -> None:
 def replay_hamlet_command(ctx, design, data, acts, as_json, report_path) -> None:
     """Hamlet: every speech deposited by those on stage; per act, the store's entries,
     multi-owner share, linked share and deepest merge; merge precision and recall."""
-    from graphmem.errors import InvalidInput
-    from graphmem.replay import replay_hamlet
-
     path = data or DEFAULT_HAMLET
     if not path.is_file():
         raise InvalidInput(f"{path} not found; pass --data path/to/hamlet.tei.xml")

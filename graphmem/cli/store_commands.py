@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from graphmem.cli import cli, open_graph
+from graphmem.cli.app import cli, open_graph
+from graphmem.settings import StoreSettings
+from graphmem.store.repair import repair_append_only
 from graphmem.cli.render import print_table
 
 
@@ -67,8 +69,10 @@ def cypher(ctx: click.Context, query: str, params: tuple[str, ...], write: bool,
     """
     values = dict(_parse_param(p) for p in params)
     with open_graph(ctx) as g:
-        text = g.queries[query[1:]] if query.startswith("@") else query
-        rows = g.cypher(text, values, write=write)
+        if query.startswith("@"):
+            rows = g.query(query[1:], values, write=write)
+        else:
+            rows = g.cypher(query, values, write=write)
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
     else:
@@ -85,9 +89,6 @@ def repair(ctx: click.Context, data_dir: Path | None) -> None:
     Run it when opening the store fails with "the append-only file ... is damaged";
     every process using the store must be closed first.
     """
-    from graphmem.settings import StoreSettings
-    from graphmem.store.repair import repair_append_only
-
     settings = StoreSettings.from_env(data_dir=data_dir or ctx.obj["data_dir"])
     backup, report = repair_append_only(settings.data_dir, settings.redis_server)
     click.echo(report.strip())

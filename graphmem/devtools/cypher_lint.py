@@ -62,7 +62,7 @@ def neo4j_queries(files: Iterable[QueryFile] | None = None) -> list[LintQuery]:
     A query that names ``{label}`` is checked once per label of ``LABELS``, as
     ``Queries.labelled`` would fill it.
     """
-    out = []
+    out: list[LintQuery] = []
     for qf in query_files() if files is None else files:
         if qf.backend not in (None, "neo4j"):
             continue

@@ -276,6 +276,8 @@ def _judge_personamem(model, unit, question, memories, log, retry) -> dict[str, 
 def _option_label(question: Question) -> str:
     """``"(c)"`` for the correct option: its own ``(x)`` head, else its position."""
     index = question.correct_option
+    if index is None:
+        raise ValueError("a PersonaMem question without a correct option cannot be judged")
     head = _OPTION_HEAD.match(question.options[index])
     return f"({head.group(1).lower() if head else chr(ord('a') + index)})"
 

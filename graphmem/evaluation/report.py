@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.evaluation.answer import summarise_llm
 from graphmem.evaluation.metrics import mean, percentile, score_ranking, summarise_scores
-from graphmem.evaluation.protocols import Protocol, protocol_for
+from graphmem.evaluation.protocols import Protocol
+
+#: one line of JSON per evaluated unit, appended as units finish (runs resume from it)
+UNITS_FILE = "units.jsonl"
 
 __all__ = ["build_results", "compare_runs", "headline_metric", "write_reports"]
 
@@ -74,7 +78,7 @@ def build_results(records: list[dict[str, Any]], protocol: Protocol, *,
                 if system in q["systems"]]
         latencies = [q["systems"][system]["latency_ms"] for _, q in questions
                      if system in q["systems"]]
-        summary = summarise_scores(rows)
+        summary: dict[str, Any] = summarise_scores(rows)
         summary["latency_ms"] = {"p50": percentile(latencies, 50),
                                  "p95": percentile(latencies, 95), "n": len(latencies)}
         # a memory may stand for several turns and a turn for several memories: how many
@@ -86,8 +90,6 @@ def build_results(records: list[dict[str, Any]], protocol: Protocol, *,
         results["systems"][system] = summary
     llm = [(q["category"], q["llm"]) for _, q in questions if "llm" in q]
     if llm:
-        from graphmem.evaluation.answer import summarise_llm
-
         results["systems"].setdefault("graphmem", {})["llm"] = summarise_llm(llm)
     return results
 
@@ -105,8 +107,6 @@ def _by_distractors(records: list[dict[str, Any]], system: str, protocol: Protoc
 def write_reports(out: Path, protocol: Protocol, options: Any,
                   load_info: dict[str, Any], wanted: set[str] | None = None) -> dict[str, Any]:
     """Rebuild results.json, results.md and the charts in ``out`` from units.jsonl."""
-    from graphmem.evaluation.runner import read_unit_records
-
     records = [r for r in read_unit_records(out) if wanted is None or r["unit"] in wanted]
     results = build_results(records, protocol, settings=options.pinned(), load_info=load_info)
     (out / "results.json").write_text(json.dumps(results, indent=2))
@@ -238,6 +238,15 @@ def compare_runs(dirs: list[str | Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def protocol_of(results: dict[str, Any]) -> Protocol:
-    """The protocol a results document was made with."""
-    return protocol_for(results["benchmark"])
+def read_unit_records(out: Path) -> list[dict[str, Any]]:
+    """The unit records of ``out/units.jsonl`` (a torn last line is ignored)."""
+    path = Path(out) / UNITS_FILE
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # the line a killed run was writing
+    return rows

@@ -19,23 +19,27 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from graphmem.api import MemoryGraph
+from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput, StoreError
+from graphmem.evaluation.answer import answer_and_judge
+from graphmem.evaluation.report import UNITS_FILE, read_unit_records, write_reports
 from graphmem.evaluation.ingest import TurnMap, ingest_unit, namespace_for
 from graphmem.evaluation.metrics import rank_sessions
 from graphmem.evaluation.protocols import Protocol, protocol_for
 from graphmem.evaluation.systems import (BASELINE_NAMES, DocumentCache, GraphmemSystem,
                                          build_baselines, choose_option)
+from graphmem.ingestion.benchmarks import load_benchmark
 from graphmem.ingestion.benchmarks.model import LoadReport, Question, Unit
+from graphmem.retrieval.config import preset
 
 __all__ = ["EvalOptions", "load_units", "run_evaluation"]
 
-UNITS_FILE = "units.jsonl"
 RUN_FILE = "run.json"
 #: settings that change the numbers: a rerun into the same directory must keep them
 _PINNED = ("benchmark", "data", "seed", "ks", "config", "form", "distractors", "topics",
@@ -78,8 +82,6 @@ class EvalOptions:
 
 def load_units(options: EvalOptions) -> LoadReport:
     """Load the benchmark with the loader's options (errors name file and record)."""
-    from graphmem.ingestion.benchmarks import load_benchmark
-
     path = Path(options.data)
     if not path.exists():
         raise InvalidInput(f"{path}: no such file or directory; --data must point at the "
@@ -107,8 +109,6 @@ def run_evaluation(options: EvalOptions, *, chat_model: Any = None, retry: Any =
     ``chat_model`` (any langchain-core chat model) answers and judges the questions;
     ``retry`` (a `graphmem.llm.RetryPolicy`) says how its calls are retried.
     """
-    from graphmem.evaluation.report import write_reports
-
     protocol = protocol_for(options.benchmark, options.ks)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -124,20 +124,6 @@ def run_evaluation(options: EvalOptions, *, chat_model: Any = None, retry: Any =
         _evaluate_units(todo, protocol, options, out, chat_model, retry)
     return write_reports(out, protocol, options, load_info,
                          wanted={unit.id for unit in units})
-
-
-def read_unit_records(out: Path) -> list[dict[str, Any]]:
-    """The unit records of ``out/units.jsonl`` (a torn last line is ignored)."""
-    path = Path(out) / UNITS_FILE
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # the line a killed run was writing
-    return rows
 
 
 def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions, out: Path,
@@ -164,8 +150,6 @@ def uncached_embedder() -> Any:
     baseline's latency is not lowered by another system having embedded the same question
     (RRF re-embeds what dense did).
     """
-    from graphmem.embed import Embedder
-
     return DocumentCache(Embedder(cache_size=0))
 
 
@@ -176,12 +160,10 @@ def evaluate_unit(unit: Unit, protocol: Protocol, options: EvalOptions, out: Pat
 
     Without graphmem among the systems nothing is stored: the baselines need only the turns.
     """
-    from graphmem.api import MemoryGraph
-
     baselines = [s for s in options.systems if s in BASELINE_NAMES]
     if "graphmem" not in options.systems:
         turn_map = turns_without_memory(unit)
-        systems = build_baselines(unit, turn_map, embedder, baselines)
+        systems: list[Any] = list(build_baselines(unit, turn_map, embedder, baselines))
         questions = [ask_question(unit, q, protocol, options, systems, turn_map, embedder,
                                   chat_model, retry) for q in unit.questions]
         return _unit_record(unit, turn_map, 0, questions)
@@ -253,8 +235,6 @@ def ask_question(unit: Unit, question: Question, protocol: Protocol, options: Ev
             recalled_texts = got.texts[: options.answer_k]
         row["systems"][system.name] = entry
     if chat_model is not None:
-        from graphmem.evaluation.answer import answer_and_judge
-
         row["llm"] = answer_and_judge(chat_model, unit, question, recalled_texts, retry=retry)
     return row
 
@@ -262,8 +242,6 @@ def ask_question(unit: Unit, question: Question, protocol: Protocol, options: Ev
 def _recall_config(name: str | None) -> Any:
     if name is None:
         return None
-    from graphmem.retrieval.config import preset
-
     return preset(name)
 
 
@@ -317,10 +295,3 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
-
-
-def iter_questions(records: list[dict[str, Any]]) -> Iterator[tuple[dict, dict]]:
-    """(unit record, question record) over all records."""
-    for record in records:
-        for question in record["questions"]:
-            yield record, question

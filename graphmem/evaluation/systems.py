@@ -29,6 +29,7 @@ import numpy as np
 from graphmem.evaluation.ingest import TurnMap
 from graphmem.evaluation.metrics import rank_turns
 from graphmem.ingestion.benchmarks.model import Unit
+from graphmem.retrieval.baselines import BM25Baseline, DenseBaseline, RRFBaseline
 
 __all__ = ["BaselineSystem", "DocumentCache", "GraphmemSystem", "Retrieved", "build_baselines",
            "choose_option"]
@@ -111,7 +112,6 @@ class DocumentCache:
 def build_baselines(unit: Unit, turn_map: TurnMap, embedder: Any,
                     names: Sequence[str] = BASELINE_NAMES) -> list[BaselineSystem]:
     """BM25, dense and RRF baselines over the unit's turns (only those in ``names``)."""
-    from graphmem.retrieval.baselines import BM25Baseline, DenseBaseline, RRFBaseline
 
     docs = [(turn.id, f"{turn.speaker}: {turn.text}") for turn in unit.turns]
     wanted = set(names)

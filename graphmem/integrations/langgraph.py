@@ -140,10 +140,11 @@ class GraphmemStore(BaseStore):
         items = self._read("langgraph/list_items", path=prefix,
                            path_below=f"{prefix}{_SEP}" if prefix else "")
         items = [r for r in items if matches(json.loads(r["value"]), op.filter)]
+        chosen: list[tuple[dict, float | None]]
         if not op.query:
             chosen = [(r, None) for r in items]
         else:
-            chosen = self._ranked(items, op.query, op.limit + op.offset)
+            chosen = list(self._ranked(items, op.query, op.limit + op.offset))
         return [_search_item(r, score) for r, score in chosen[op.offset:op.offset + op.limit]]
 
     def _ranked(self, items: list[dict], query: str, k: int) -> list[tuple[dict, float]]:

@@ -1,13 +1,11 @@
 """Recall settings as one typed, frozen object, with named presets.
 
-A `RecallConfig` says which ranking channels run ("dense", "bm25", "graph", "time",
-"profile"),
+A `RecallConfig` says which ranking channels run (any registered in
+``graphmem.retrieval.channels``: "dense", "bm25", "graph", "time", "profile", "speaker"),
 how many candidates each returns, how they are weighted for each kind of question,
-the RRF constant, the result size, and whether affiliated neighbours are ranked into
-the pool. `weights_for(config, query_class)` turns it into the weights for one query.
+the RRF constant, and whether affiliated neighbours are ranked into the pool. `weights_for(config, query_class)` turns it into the weights for one query.
 
     HYBRID            every channel, weights chosen by the query's kind
-    HYBRID_NO_GRAPH   dense + bm25 + time, weights by kind
     HYBRID_RRF        dense + bm25, equal weights, no classifier (the RRF baseline)
     DENSE_ONLY        vector similarity alone
     BM25_ONLY         BM25 alone
@@ -32,13 +30,13 @@ frozen, treat their dicts as read-only.
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from graphmem.errors import ConfigError
 
-from .classify import QueryClass, QueryKind
+from graphmem.retrieval.channels import CHANNELS as REGISTERED
+from graphmem.retrieval.classify import QueryClass, QueryKind
 
 __all__ = [
     "BM25_ONLY",
@@ -46,7 +44,6 @@ __all__ = [
     "DEFAULT_KIND_WEIGHTS",
     "DENSE_ONLY",
     "HYBRID",
-    "HYBRID_NO_GRAPH",
     "HYBRID_RRF",
     "PRESETS",
     "Channel",
@@ -55,8 +52,9 @@ __all__ = [
     "weights_for",
 ]
 
-Channel = Literal["dense", "bm25", "graph", "time", "profile", "speaker"]
-CHANNELS: tuple[Channel, ...] = ("dense", "bm25", "graph", "time", "profile", "speaker")
+#: a channel's registered name
+Channel = str
+CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
 
 #: The speaker channel (what the people a question names said themselves) counts for
 #: multi-hop questions only. Weight 1.0 for every kind raised multi-hop recall_all@10 on
@@ -109,7 +107,6 @@ class RecallConfig(BaseModel):
         0.5, ge=0.0, description="how much each secondary kind's weights mix into the primary's"
     )
     rrf_k: int = Field(60, gt=0, description="the k of reciprocal rank fusion")
-    k: int = Field(10, gt=0, description="number of memories returned")
     depth: int = Field(50, gt=0, description="candidates each channel returns")
     channel_depth: dict[Channel, int] = Field(default_factory=dict, description="per-channel depth overrides")
     expand_affiliated: bool = Field(True, description="rank AFFILIATED neighbours into the pool")
@@ -129,6 +126,7 @@ class RecallConfig(BaseModel):
             raise ValueError("at least one channel must run")
         if len(set(value)) != len(value):
             raise ValueError(f"channels listed twice: {value}")
+        _check_names(value, "channels")
         return value
 
     @field_validator("weights")
@@ -150,6 +148,7 @@ class RecallConfig(BaseModel):
     @field_validator("channel_depth")
     @classmethod
     def _depths_positive(cls, value: dict[Channel, int]) -> dict[Channel, int]:
+        _check_names(value, "channel_depth")
         bad = {c: d for c, d in value.items() if d <= 0}
         if bad:
             raise ValueError(f"channel depths must be > 0, got {bad}")
@@ -193,7 +192,14 @@ def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Cha
     }
 
 
+def _check_names(names: object, where: str) -> None:
+    unknown = sorted(set(names) - set(CHANNELS))  # type: ignore[call-overload]
+    if unknown:
+        raise ValueError(f"{where}: unknown channel(s) {unknown}; registered: {list(CHANNELS)}")
+
+
 def _check_weights(table: dict[Channel, float], where: str) -> None:
+    _check_names(table, where)
     bad = {c: w for c, w in table.items() if not math.isfinite(w) or w < 0}
     if bad:
         raise ValueError(f"{where}: weights must be finite and >= 0, got {bad}")
@@ -206,7 +212,6 @@ def _describe(exc: ValidationError) -> str:
 
 
 HYBRID = RecallConfig()
-HYBRID_NO_GRAPH = RecallConfig(channels=("dense", "bm25", "time", "profile", "speaker"))
 HYBRID_RRF = RecallConfig(
     channels=("dense", "bm25"), weights={"dense": 1.0, "bm25": 1.0}, classify=False, expand_affiliated=False
 )
@@ -215,7 +220,6 @@ BM25_ONLY = RecallConfig(channels=("bm25",), weights={"bm25": 1.0}, classify=Fal
 
 PRESETS: dict[str, RecallConfig] = {
     "HYBRID": HYBRID,
-    "HYBRID_NO_GRAPH": HYBRID_NO_GRAPH,
     "HYBRID_RRF": HYBRID_RRF,
     "DENSE_ONLY": DENSE_ONLY,
     "BM25_ONLY": BM25_ONLY,

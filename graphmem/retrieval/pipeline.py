@@ -8,18 +8,18 @@ unranked rows.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms
-from graphmem.retrieval.channels import (TextIndex, by_similarity, dense_ranking,
-                                         graph_ranking, profile_ranking, speaker_ranking,
-                                         time_ranking)
+from graphmem.retrieval.channels import CHANNELS, RankContext
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.query import Query
+from graphmem.retrieval.similarity import by_similarity
+from graphmem.retrieval.text_index import TextIndex
 from graphmem.view import NamespaceView
 
 
@@ -64,78 +64,23 @@ def affiliated_ranking(view: NamespaceView, agent: str, qvec: np.ndarray,
     return by_similarity(view, chosen, qvec)
 
 
-def to_hit(view: NamespaceView, mid: str, score: float, ranks: dict[str, int]) -> Hit:
+def to_hit(view: NamespaceView, agent: str, mid: str, score: float,
+           ranks: dict[str, int]) -> Hit:
     record = view.records[mid]
+    seen = sorted(c for c in record.conflicts if view.owns(agent, c))
     found_by = min(ranks, key=lambda c: (ranks[c], c)) if ranks else ""
     return Hit(memory_id=mid, text=record.text, score=round(score, 6), channels=ranks,
                found_by=found_by, owners=sorted(record.owners),
-               asserted_by=list(record.asserted_by), conflicts=sorted(record.conflicts),
+               asserted_by=list(record.asserted_by), conflicts=seen,
+               conflicts_unseen=len(record.conflicts) - len(seen),
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
-#: An entity mentioned by more than this share of the asker's memories (and by more
-#: than SALIENCE_MIN_COUNT of them) does not discriminate between them, like a stop word.
-SALIENCE_MAX_SHARE = 0.2
-SALIENCE_MIN_COUNT = 10
-
-
-def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
-    """The entities that single out few of ``agent``'s memories."""
-    owned = view.owned_ids(agent)
-    if not owned:
-        return list(entity_ids)
-    limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
-    return [e for e in dict.fromkeys(entity_ids) if len(view.mentioning(e) & owned) <= limit]
-
-
-@dataclass
-class Query:
-    """A question, with what the pipeline derives from it once."""
-
-    text: str
-    vector: np.ndarray
-    entity_ids: list[str]
-    kind: object  # retrieval.classify.QueryClass
-    intent: object  # ingestion.temporal_query.TemporalIntent | None
-    subjects: list[str] = field(default_factory=list)  # agents the question names
-
-
-def named_agents(query: str, names: dict[str, str]) -> list[str]:
-    """The agents (id -> registered name) a question names, by id or by name."""
-    found = []
-    for agent, name in names.items():
-        for word in {agent, name}:
-            if len(word) > 1 and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query,
-                                           re.IGNORECASE):
-                found.append(agent)
-                break
-    return found
-
-
-def run_channels(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
-                 config: RecallConfig, weights: dict[str, float]) -> dict[str, list[str]]:
+def run_channels(ctx: RankContext, query: Query, config: RecallConfig,
+                 weights: dict[str, float]) -> dict[str, list[str]]:
     """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
-    owned = view.owned_ids(agent)
-    rankings: dict[str, list[str]] = {}
-    for channel in config.channels:
-        if weights.get(channel, 0) <= 0:
-            continue
-        depth = config.depth_for(channel)
-        if channel == "dense":
-            rankings[channel] = dense_ranking(view, agent, query.vector, depth)
-        elif channel == "bm25":
-            rankings[channel] = text_index.search(query.text, depth, owned)
-        elif channel == "speaker":
-            rankings[channel] = speaker_ranking(view, agent, query.subjects, query.vector, depth)
-        elif channel == "profile":
-            rankings[channel] = profile_ranking(view, agent, owned, text_index.preferences,
-                                                query.vector, depth)
-        elif channel == "graph":
-            rankings[channel] = graph_ranking(view, owned, query.entity_ids, query.vector, depth)
-        elif channel == "time":
-            rankings[channel] = time_ranking(view, owned, query.entity_ids, query.intent,
-                                             query.vector, depth)
-    return rankings
+    return {name: CHANNELS[name].rank(ctx, query, config.depth_for(name))
+            for name in config.channels if weights.get(name, 0) > 0}
 
 
 def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
@@ -143,10 +88,13 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
                  amplification: Amplification | None = None) -> list[Hit]:
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
     weights = weights_for(config, query.kind if config.classify else None)
-    rankings = run_channels(view, text_index, agent, query, config, weights)
+    ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
+    rankings = run_channels(ctx, query, config, weights)
     # ties go by storage order, not by the random memory ids: the same deposits rank
     # the same in every process
-    stored = lambda mid: view.records[mid].row  # noqa: E731
+    def stored(mid: str) -> int:
+        return view.records[mid].row
+
     fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
     pool = [hit.id for hit in fused[:k]]
     extra: list[str] = []
@@ -156,7 +104,7 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
             fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
-    hits = [to_hit(view, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
+    hits = [to_hit(view, agent, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))
     return hits

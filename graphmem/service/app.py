@@ -1,9 +1,8 @@
 """The HTTP API of ``graphmem serve``: one FastAPI application over one MemoryGraph.
 
-Every route needs ``Authorization: Bearer <token>``. Calls into the graph are serialised
-by one lock: ``MemoryGraph`` keeps per-namespace views that are not safe to change from
-two threads, and on a two-core machine the model would not run two calls faster anyway.
-Writes honour the ``Idempotency-Key`` header (see :mod:`graphmem.service.idempotency`).
+Every route needs ``Authorization: Bearer <token>``. Routes run in worker threads; the
+``MemoryGraph`` they share makes its calls take turns, so one service gives many clients
+one model, not parallelism. Writes honour the ``Idempotency-Key`` header (see :mod:`graphmem.service.idempotency`).
 The OpenAPI document is at ``/openapi.json`` (authenticated like everything else).
 """
 
@@ -11,7 +10,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,9 +17,11 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from graphmem.errors import ConfigError, GraphmemError, InvalidInput
 from graphmem.models import DEFAULT_NS, Hit, RememberResult
+from graphmem.retrieval.config import RecallConfig
 from graphmem.service import wire
 from graphmem.service.idempotency import IdempotencyCache
 
@@ -42,7 +42,6 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
     """The application serving ``graph`` (a MemoryGraph) to holders of ``token``."""
     if not token:
         raise ConfigError("the service needs a token")
-    lock = threading.Lock()
     replay = idempotency or IdempotencyCache()
 
     def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
@@ -62,17 +61,11 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
     app.state.idempotency = replay
     _install_error_handlers(app)
 
-    def locked(call: Callable[[], Any]) -> Any:
-        with lock:
-            return call()
-
     async def once(request: Request, call: Callable[[], Any]) -> Any:
-        """Run a write under the lock, once per idempotency key (in a worker thread)."""
-        from starlette.concurrency import run_in_threadpool
-
+        """Run a write once per idempotency key (in a worker thread)."""
         body = request.url.path.encode() + b"\0" + await request.body()
         key = request.headers.get(wire.IDEMPOTENCY_HEADER)
-        return await run_in_threadpool(replay.run, key, body, lambda: locked(call))
+        return await run_in_threadpool(replay.run, key, body, call)
 
     p = wire.API_PREFIX
 
@@ -83,7 +76,7 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
     @app.get(f"{p}/health", response_model=wire.Health, tags=["service"])
     def health() -> wire.Health:
         """The service is up; its version and backend."""
-        return wire.Health(version=_version(), backend=graph.store.capabilities.backend)
+        return wire.Health(version=_version(), backend=graph.backend)
 
     @app.post(f"{p}/remember", response_model=RememberResult, tags=["memory"])
     async def remember(body: wire.RememberRequest, request: Request) -> RememberResult:
@@ -103,10 +96,8 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
         """The k memories an agent owns that best answer a query (MemoryGraph.recall)."""
         args = body.model_dump()
         if isinstance(args["config"], dict):
-            from graphmem.retrieval.config import RecallConfig
-
             args["config"] = RecallConfig.model_validate(args["config"])
-        return locked(lambda: graph.recall(args.pop("agent"), args.pop("query"), **args))
+        return graph.recall(args.pop("agent"), args.pop("query"), **args)
 
     @app.post(f"{p}/unmerge", tags=["memory"])
     async def unmerge(body: wire.UnmergeRequest, request: Request) -> dict[str, str]:
@@ -133,71 +124,68 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
         await once(request, lambda: graph.set_strict(body.ns, body.strict))
         return {"strict": body.strict}
 
-    _who_knew_routes(app, graph, locked)
-    _read_routes(app, graph, locked)
+    _who_knew_routes(app, graph)
+    _read_routes(app, graph)
     return app
 
 
-def _who_knew_routes(app: FastAPI, graph: Any, locked: Callable) -> None:
+def _who_knew_routes(app: FastAPI, graph: Any) -> None:
     p = f"{wire.API_PREFIX}/who_knew"
 
     @app.post(f"{p}/owners_of", tags=["who knew"])
     def owners_of(body: wire.OwnersOfRequest) -> list[dict[str, Any]]:
         """Who owns the memories whose text contains a text, how, from whom, since when."""
-        return _rows(locked(lambda: graph.owners_of(body.text, ns=body.ns, limit=body.limit)))
+        return _rows(graph.owners_of(body.text, ns=body.ns, limit=body.limit))
 
     @app.post(f"{p}/knew_at", tags=["who knew"])
     def knew_at(body: wire.KnewAtRequest) -> list[dict[str, Any]]:
         """What an agent knew at or before a time (world time), latest first."""
-        return _rows(locked(lambda: graph.knew_at(body.agent, body.at, ns=body.ns,
-                                                  limit=body.limit)))
+        return _rows(graph.knew_at(body.agent, body.at, ns=body.ns, limit=body.limit))
 
     @app.post(f"{p}/learned_from", tags=["who knew"])
     def learned_from(body: wire.LearnedFromRequest) -> list[dict[str, Any]]:
         """From whom an agent learned what it was told (optionally about a text)."""
-        return _rows(locked(lambda: graph.learned_from(body.agent, body.text, ns=body.ns,
-                                                       limit=body.limit)))
+        return _rows(graph.learned_from(body.agent, body.text, ns=body.ns,
+                                        limit=body.limit))
 
     @app.post(f"{p}/shared_most", tags=["who knew"])
     def shared_most(body: wire.SharedMostRequest) -> list[dict[str, Any]]:
         """Pairs of agents sharing the most memories."""
-        return _rows(locked(lambda: graph.shared_most(ns=body.ns, limit=body.limit)))
+        return _rows(graph.shared_most(ns=body.ns, limit=body.limit))
 
 
-def _read_routes(app: FastAPI, graph: Any, locked: Callable) -> None:
+def _read_routes(app: FastAPI, graph: Any) -> None:
     p = wire.API_PREFIX
 
     @app.get(f"{p}/stats", tags=["store"])
     def stats(ns: str = DEFAULT_NS) -> dict[str, Any]:
         """Structure metrics of a namespace (MemoryGraph.stats)."""
-        return _rows(locked(lambda: graph.stats(ns=ns)))
+        return _rows(graph.stats(ns=ns))
 
     @app.get(f"{p}/status", tags=["store"])
     def status() -> dict[str, Any]:
         """Backend, URI, node and edge counts, schema version (MemoryGraph.status)."""
-        return _rows(locked(graph.status))
+        return _rows(graph.status())
 
     @app.post(f"{p}/cypher", tags=["store"])
     def cypher(body: wire.CypherRequest) -> list[dict[str, Any]]:
         """Run read-only Cypher; a query that writes is refused (ReadOnlyViolation)."""
-        return _rows(locked(lambda: graph.cypher(body.query, body.params)))
+        return _rows(graph.cypher(body.query, body.params))
 
     @app.post(f"{p}/query", tags=["store"])
     def query(body: wire.NamedQueryRequest) -> list[dict[str, Any]]:
         """Run a named read-only query from cypher/ (e.g. who_knew/owners_of)."""
-        if body.name not in graph.queries:
-            raise InvalidInput(f"no query named {body.name!r}; see GET {p}/queries")
-        return _rows(locked(lambda: graph.query(body.name, body.params)))
+        return _rows(graph.query(body.name, body.params))
 
     @app.get(f"{p}/queries", tags=["store"])
-    def queries() -> dict[str, str]:
-        """The named queries of this backend, name to Cypher text."""
-        return {name: graph.queries[name] for name in graph.queries.names()}
+    def query_names() -> list[str]:
+        """The names of the named queries of this backend."""
+        return graph.query_names()
 
     @app.post(f"{p}/warm", tags=["store"])
     def warm(body: wire.NamespaceRequest) -> dict[str, str]:
         """Read a namespace into the service's view now, so its first recall is fast."""
-        locked(lambda: graph.warm(body.ns))
+        graph.warm(body.ns)
         return {"warmed": body.ns}
 
 

@@ -34,6 +34,7 @@ from graphmem.errors import (
 )
 from graphmem.models import DEFAULT_NS, Hit, RememberResult
 from graphmem.service import wire
+from graphmem.service.server import default_token_file
 
 try:
     import httpx
@@ -184,14 +185,16 @@ class _Methods:
         return self._call(_Request("POST", "/query", {"name": name,
                                                       "params": dict(params or {})}))
 
+    def query_names(self) -> list[str]:
+        """The names of the service's named queries."""
+        return self._call(_Request("GET", "/queries"))
+
     def health(self) -> dict[str, Any]:
         """``{"status": "ok", "version": ..., "backend": ...}`` when the service is up."""
         return self._call(_Request("GET", "/health"))
 
 
 def _settings(url: str | None, token: str | None) -> tuple[str, str]:
-    from graphmem.service.server import default_token_file
-
     url = url or os.environ.get("GRAPHMEM_SERVER")
     if not url:
         raise ConfigError("no service URL: pass one or set GRAPHMEM_SERVER "
@@ -261,14 +264,6 @@ class Client(_Base):
                  transport: httpx.BaseTransport | None = None) -> None:
         super().__init__(url, token, timeout=timeout, retries=retries, backoff=backoff)
         self._http = httpx.Client(timeout=timeout, transport=transport)
-        self._queries: dict[str, str] | None = None
-
-    @property
-    def queries(self) -> dict[str, str]:
-        """The service's named queries, name to Cypher text (fetched once)."""
-        if self._queries is None:
-            self._queries = self._call(_Request("GET", "/queries"))
-        return self._queries
 
     def _call(self, request: _Request) -> Any:
         sent = self._prepare(request)

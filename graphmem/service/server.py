@@ -13,9 +13,11 @@ import secrets
 import signal
 import socket
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from graphmem.errors import ConfigError, missing
+from graphmem.settings import DEFAULT_DATA_DIR
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -24,8 +26,6 @@ TOKEN_FILE_NAME = "service.token"
 
 def default_token_file(data_dir: str | os.PathLike | None = None) -> Path:
     """``$GRAPHMEM_TOKEN_FILE``, else ``service.token`` in the data directory."""
-    from graphmem.settings import DEFAULT_DATA_DIR
-
     if os.environ.get("GRAPHMEM_TOKEN_FILE"):
         return Path(os.environ["GRAPHMEM_TOKEN_FILE"])
     return Path(data_dir or os.environ.get("GRAPHMEM_DATA") or DEFAULT_DATA_DIR) / TOKEN_FILE_NAME
@@ -69,19 +69,27 @@ def bind(host: str, port: int) -> socket.socket:
 def serve(graph, *, token: str, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
           announce: Callable[[str], None] = print) -> None:
     """Serve ``graph`` until SIGINT/SIGTERM; ``announce`` is told the URL once listening."""
-    try:
-        import uvicorn
-    except ImportError:
-        raise missing("uvicorn", "service") from None
-    from graphmem.service.app import create_app
+    try:  # fastapi and uvicorn are the optional ``service`` extra
+        from graphmem.service.app import create_app
+    except ImportError as exc:
+        raise missing(exc.name or "fastapi", "service") from None
 
     app = create_app(graph, token)
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     url = f"http://{'[' + bound_host + ']' if ':' in bound_host else bound_host}:{bound_port}"
+    announce(url)
+    run_app(app, sock)
+
+
+def run_app(app: Any, sock: socket.socket) -> None:
+    """Serve the ASGI ``app`` on the listening ``sock`` until SIGINT/SIGTERM."""
+    try:
+        import uvicorn
+    except ImportError:
+        raise missing("uvicorn", "service") from None
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30)
     server = uvicorn.Server(config)
-    announce(url)
     # uvicorn re-raises a SIGTERM it caught once it has shut down; as an exception rather
     # than the default (instant death), it lets the caller close the graph, which stops
     # the embedded database server cleanly

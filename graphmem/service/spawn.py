@@ -63,7 +63,9 @@ def spawned_service(data_dir: str | os.PathLike, *, token_file: str | os.PathLik
 
 def _announced_url(process: subprocess.Popen, log_file: Path, timeout: float) -> str:
     line: list[str] = []
-    reader = threading.Thread(target=lambda: line.append(process.stdout.readline()), daemon=True)
+    stdout = process.stdout
+    assert stdout is not None  # started with stdout=PIPE
+    reader = threading.Thread(target=lambda: line.append(stdout.readline()), daemon=True)
     reader.start()
     reader.join(timeout)
     if not line or "serving on " not in line[0]:

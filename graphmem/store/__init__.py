@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from graphmem.settings import StoreSettings
 from graphmem.store.base import Capabilities, Row, Statement, Store
+from graphmem.store.embedded import EmbeddedServer
+from graphmem.store.falkordb import FalkorDBStore
 from graphmem.store.uri import Target, parse_uri
 
 __all__ = ["Capabilities", "Row", "Statement", "Store", "Target", "open_store", "parse_uri"]
@@ -13,17 +15,14 @@ def open_store(settings: StoreSettings) -> Store:
     """Open (and for the embedded backend, start) the store the settings name."""
     target = parse_uri(settings.uri)
     if target.backend == "neo4j":
+        # the Neo4j driver loads only for the optional server backend
         from graphmem.store.neo4j import Neo4jStore
 
         return Neo4jStore(target, user=settings.user, password=settings.password)
-    from graphmem.store.falkordb import FalkorDBStore
-
     if target.backend == "falkordb":
         return FalkorDBStore(graph=target.database or settings.graph, host=target.host,
                              port=target.port, username=target.user or settings.user,
                              password=target.password or settings.password, uri=target.uri)
-    from graphmem.store.embedded import EmbeddedServer
-
     server = EmbeddedServer(target.path or settings.data_dir, fsync=settings.fsync,
                             redis_server=settings.redis_server,
                             module=settings.falkordb_module,

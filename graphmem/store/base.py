@@ -29,8 +29,6 @@ class Capabilities:
 
     backend: str  # "falkordb" or "neo4j"
     version: str
-    vector_index: bool = True
-    fulltext_index: bool = True
     multi_statement_rollback: bool = False
 
 

@@ -393,7 +393,7 @@ class EmbeddedServer:
         client = redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
                              retry=Retry(NoBackoff(), 0))
         try:
-            running = client.config_get("appendfsync").get("appendfsync", "always")
+            running = client.config_get("appendfsync").get("appendfsync") or "always"
             if _FSYNC_STRENGTH.get(self.fsync, 0) > _FSYNC_STRENGTH.get(running, 2):
                 client.config_set("appendfsync", self.fsync)
         finally:

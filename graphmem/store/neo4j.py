@@ -132,7 +132,7 @@ class Neo4jStore(TracerMixin):
         self.queries = queries_for("neo4j")
         user, password = target.user or user, target.password or password
         # A password without a user means the default admin account, as cypher-shell does.
-        auth = (user or "neo4j", password) if (user or password) else None
+        auth = (user or "neo4j", password or "") if (user or password) else None
         try:
             self._driver = neo4j.GraphDatabase.driver(
                 self._where, auth=auth, connection_timeout=connection_timeout_s,
@@ -162,8 +162,8 @@ class Neo4jStore(TracerMixin):
                 f"the server at {self._where} runs Neo4j {version}; graphmem needs Neo4j "
                 f"{'.'.join(map(str, MIN_VERSION))} or newer (vector indexes); upgrade, or "
                 f"{_COMPOSE_HINT}")
-        return Capabilities(backend="neo4j", version=version, vector_index=True,
-                            fulltext_index=True, multi_statement_rollback=True)
+        return Capabilities(backend="neo4j", version=version,
+                            multi_statement_rollback=True)
 
     # -- queries ------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 
 from graphmem.text.entities import extract_entities_batch
 from graphmem.text.entity_resolution import EntityResolver
+from graphmem.text.nlp import Parser
 from graphmem.text.times import normalise_time
 from graphmem.text.timespan import TimeSpan
 
@@ -31,11 +32,12 @@ class AtomMeaning:
 
 
 def annotate_atoms(atoms: Sequence[str], *, speaker: str | None, reference: datetime | None,
-                   resolver: EntityResolver, known_people: Iterable[str] = ()) -> list[AtomMeaning]:
+                   resolver: EntityResolver, known_people: Iterable[str] = (),
+                   parser: Parser | None = None) -> list[AtomMeaning]:
     """Entities and time of each atom. New entities are added to ``resolver``."""
     people = [p for p in known_people if p]
     found = extract_entities_batch(list(atoms), speakers=[speaker] * len(atoms),
-                                   known_people=people)
+                                   known_people=people, parser=parser)
     out = []
     for atom, mentions in zip(atoms, found):
         resolved = {}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
 from graphmem.errors import InvalidInput
 from graphmem.text.entity_resolution import Entity, EntityResolver, Merge, name_key
-from graphmem.text.nlp import parse_many
+from graphmem.text.nlp import Parser
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
@@ -60,24 +60,27 @@ class EntityMention:
 
 
 def extract_entities(text: str, *, speaker: str | None = None,
-                     known_people: Iterable[str] = ()) -> list[EntityMention]:
+                     known_people: Iterable[str] = (),
+                     parser: Parser | None = None) -> list[EntityMention]:
     """The named entities of ``text`` in text order (no pronouns).
 
     ``speaker`` and ``known_people`` are names the caller knows to be people (the
     conversation's participants): a mention of one of them is typed ``person`` whatever
     the model said, and an untyped one that is a prefix of one ("Mel") is too.
     """
-    return extract_entities_batch([text], speakers=[speaker], known_people=known_people)[0]
+    return extract_entities_batch([text], speakers=[speaker], known_people=known_people,
+                                  parser=parser)[0]
 
 
 def extract_entities_batch(texts: Sequence[str], *, speakers: Sequence[str | None] | None = None,
-                           known_people: Iterable[str] = (), batch_size: int = 256
-                           ) -> list[list[EntityMention]]:
-    """``extract_entities`` for many texts at once, through spaCy's ``nlp.pipe``."""
+                           known_people: Iterable[str] = (), batch_size: int = 256,
+                           parser: Parser | None = None) -> list[list[EntityMention]]:
+    """``extract_entities`` for many texts at once, through spaCy's ``nlp.pipe``
+    (``parser``: whose cache to use; none given, nothing is kept)."""
     check_texts(texts, speakers)
     people = {name_key(name) for name in known_people if name}
     results = []
-    for index, doc in enumerate(parse_many(texts, batch_size=batch_size)):
+    for index, doc in enumerate((parser or Parser(cache_size=0)).parse_many(texts, batch_size=batch_size)):
         speaker = speakers[index] if speakers else None
         known = people | ({name_key(speaker)} if speaker else set())
         results.append(mentions_in_doc(doc, known))

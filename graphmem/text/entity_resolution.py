@@ -49,8 +49,11 @@ PERSONAL_TYPES = ("person", "unknown")
 class MentionLike(Protocol):
     """Anything with a name and a type, such as an ``EntityMention``."""
 
-    name: str
-    type: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -188,8 +191,8 @@ class EntityResolver:
         """The live entity ``entity_id`` now stands for (following merges)."""
         if entity_id not in self._entities:
             raise InvalidInput(f"unknown entity id {entity_id!r} in namespace {self.namespace!r}")
-        while self._entities[entity_id].merged_into:
-            entity_id = self._entities[entity_id].merged_into
+        while (target := self._entities[entity_id].merged_into) is not None:
+            entity_id = target
         return entity_id
 
     def entity(self, entity_id: str) -> Entity:
@@ -209,7 +212,8 @@ class EntityResolver:
         """An entity already known by exactly this key and a compatible type."""
         matches = [eid for eid in self._live(key) if compatible(self._entities[eid].type, entity_type)]
         same = [eid for eid in matches if self._entities[eid].type == entity_type]
-        return (same or matches or [None])[0]
+        chosen = same or matches
+        return chosen[0] if chosen else None
 
     def _match_longer(self, key: str, entity_type: str) -> str | None:
         """The one longer-named entity that a short name stands for, if exactly one."""

@@ -29,7 +29,7 @@ WHEN = re.compile(r"\b(?:when|what (?:year|month|day|date|time)|which (?:year|mo
 HOW_LONG = re.compile(r"\bhow long\b(?!\s+ago)\s*(?P<rest>[^?!.;]*)", re.IGNORECASE)
 AUXILIARY = re.compile(r"^(?:did|does|do|was|were|is|are|will|would|has|have|had|can|could)\s+",
                        re.IGNORECASE)
-WORD_FOR = {"before": "before", "prior to": "before", "until": "before", "till": "before",
+WORD_FOR: dict[str, Relation] = {"before": "before", "prior to": "before", "until": "before", "till": "before",
             "by the time": "before", "after": "after", "following": "after", "since": "after"}
 
 

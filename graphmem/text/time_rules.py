@@ -180,7 +180,8 @@ def pick_instance(spans: list[TimeSpan], reference: datetime, rel: str, future: 
         return after[0] if after else None
     if rel == "this":
         same_year = [span for span in spans if span.start.year == reference.year]
-        return (containing or same_year or [None])[0]
+        chosen = containing or same_year
+        return chosen[0] if chosen else None
     if containing:
         return containing[0]
     if future:

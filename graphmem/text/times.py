@@ -29,7 +29,7 @@ PART_BEFORE = re.compile(r"\b(?P<part>early|mid|late|the (?:beginning|start|midd
                          r"(?:\s+|-)(?:the\s+)?$", re.IGNORECASE)
 PART_INDEX = {"early": 0, "the beginning of": 0, "the start of": 0, "mid": 1,
               "the middle of": 1, "late": 2, "the end of": 2}
-FINER = {"decade": "year", "year": "month", "season": "month", "month": "day", "week": "day"}
+FINER: dict[str, Granularity] = {"decade": "year", "year": "month", "season": "month", "month": "day", "week": "day"}
 
 
 def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:

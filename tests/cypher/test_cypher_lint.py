@@ -1,12 +1,14 @@
 """Every Neo4j-dialect query passes Neo4j's own Cypher front end (offline, via node).
 
 Neo4j cannot run here, so this is the check that a query written and tested on FalkorDB
-also parses and type-checks as Neo4j 5 Cypher. The tool is installed by scripts/setup;
-if it is missing these tests fail (they do not skip), because CI always installs it.
+also parses and type-checks as Neo4j 5 Cypher. The tool is installed by scripts/setup
+where Node.js 20+ is present; without it these tests skip with the reason, except in CI
+(``CI`` set), where the tool must be there and its absence fails them.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -57,7 +59,9 @@ def findings() -> tuple[list[LintQuery], list[Diagnostic]]:
     try:
         find_lint_script()
     except LintToolMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
+        if os.environ.get("CI"):
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
     ours = neo4j_queries() + ADAPTER_QUERIES
     samples = [replace(q, name=SAMPLE + q.name) for q in [*BROKEN.values(), CLEAN]]
     return ours, lint_queries(ours + samples)

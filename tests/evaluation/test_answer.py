@@ -298,6 +298,7 @@ def test_prefeval_error_types(checks, expected):
     assert classify_prefeval(**checks) == expected
 
 
+@pytest.mark.slow
 def test_run_with_llm_records_answers_and_keeps_retrieval(locomo_small, tmp_path):
     """Through the runner: 3 questions, the second one's calls all fail."""
     replies = iter(["7 May 2023", '{"label": "CORRECT"}', "In 2022", '{"label": "WRONG"}'])

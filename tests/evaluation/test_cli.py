@@ -9,7 +9,7 @@ import types
 import pytest
 from click.testing import CliRunner
 
-from graphmem.cli import cli, eval_commands  # noqa: F401  (registers the eval group)
+from graphmem.cli import cli, eval_commands
 from graphmem.errors import InvalidInput
 
 from .conftest import PERSONAMEM

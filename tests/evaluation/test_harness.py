@@ -93,6 +93,7 @@ def test_rerun_skips_finished_units_and_refuses_other_settings(locomo_run, monke
         run_evaluation(changed)
 
 
+@pytest.mark.slow
 def test_prefeval_same_seed_same_numbers(shared_data, tmp_path):
     def run(out, limit):
         options = EvalOptions(benchmark="prefeval", data=str(shared_data / "prefeval"),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphmem.embed import default_embedder
+from graphmem.embed import Embedder
 from graphmem.evaluation.systems import DocumentCache, choose_option, strip_label
+
+EMBEDDER = Embedder()
 
 
 class Counting:
@@ -16,15 +18,15 @@ class Counting:
 
     def embed(self, texts):
         self.texts += list(texts)
-        return default_embedder().embed(list(texts))
+        return EMBEDDER.embed(list(texts))
 
 
 def test_choice_follows_the_retrieved_memory():
     options = ("(a) Try the steakhouse downtown.", "(b) The vegan bistro on Elm Street is great.",
                "(c) A barbecue joint.", "(d) The seafood shack.")
     memories = ["user: I am vegan and never eat animal products."]
-    assert choose_option(options, memories, default_embedder()) == 1
-    assert choose_option(options, [], default_embedder()) is None
+    assert choose_option(options, memories, EMBEDDER) == 1
+    assert choose_option(options, [], EMBEDDER) is None
     assert strip_label("(c) A barbecue joint.") == "A barbecue joint."
 
 
@@ -38,4 +40,4 @@ def test_document_cache_embeds_documents_once_and_queries_always():
     second = cache.embed(["which pet sat?"])
     assert counting.texts[3:] == ["which pet sat?", "which pet sat?"]
     assert np.allclose(first[0], second[0])
-    assert np.allclose(first[1], default_embedder().embed(["a cat sat"])[0])
+    assert np.allclose(first[1], EMBEDDER.embed(["a cat sat"])[0])

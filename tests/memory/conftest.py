@@ -1,21 +1,24 @@
-"""Fixtures for the memory tests: one real embedder per session."""
+"""Fixtures for the memory tests: one real embedder per session, and a MemoryGraph on
+every backend (the Neo4j leg runs wherever NEO4J_URI is set or Docker can start Neo4j,
+and skips with the reason otherwise)."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem import MemoryGraph
-from graphmem.embed import default_embedder
+from graphmem import Embedder, MemoryGraph
 
 
 @pytest.fixture(scope="session")
 def embedder():
-    return default_embedder()
+    return Embedder()
 
 
 @pytest.fixture
-def mem(tmp_path, embedder):
-    """A consensus MemoryGraph on a fresh embedded store."""
-    g = MemoryGraph.open(data_dir=tmp_path / "data", embedder=embedder)
+def mem(backend, embedder):
+    """A consensus MemoryGraph on each backend, empty."""
+    g = MemoryGraph.open(**backend, embedder=embedder)
+    if "uri" in backend:  # a shared server: start from an empty graph
+        g.cypher("MATCH (n) WHERE NOT n:GraphmemSchema DETACH DELETE n", write=True)
     yield g
     g.close()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
+
+import pytest
 
 from graphmem import MemoryGraph
 
 WORKER = textwrap.dedent("""
-    import sys, time
+    import pathlib, sys, time
     from graphmem import MemoryGraph
-    data_dir, agent, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    data_dir, agent, barrier = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
     g = MemoryGraph.open(data_dir=data_dir)
     g.embedder.embed(["warm up"])
     statements = [
@@ -19,24 +22,31 @@ WORKER = textwrap.dedent("""
         "A red van was parked next to the old lighthouse.",
         "Someone took three boxes of fish from the cold store.",
     ]
-    while time.time() < start_at:
-        time.sleep(0.005)
+    (barrier / f"ready-{agent}").touch()
+    while not (barrier / "go").exists():  # every worker starts writing at once
+        time.sleep(0.002)
     for text in statements:
         g.remember(agent, text, ns="race")
     g.close()
 """)
 
 
+@pytest.mark.slow
 def test_racing_processes_end_with_one_record_per_statement_and_all_owners(tmp_path):
-    import time
-
-    data_dir = tmp_path / "data"
+    data_dir, barrier = tmp_path / "data", tmp_path / "barrier"
+    barrier.mkdir()
     MemoryGraph.open(data_dir=data_dir).close()
     agents = ["ana", "ben", "cy", "dee"]
-    start_at = time.time() + 25  # every worker has loaded its model by then
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(data_dir), a, str(start_at)],
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(data_dir), a, str(barrier)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for a in agents]
+    deadline = time.time() + 300
+    while len(list(barrier.glob("ready-*"))) < len(agents):
+        failed = [p for p in procs if p.poll() not in (None, 0)]
+        assert not failed, failed[0].communicate()[1].decode()[-2000:]
+        assert time.time() < deadline, "workers did not get ready within 300 s"
+        time.sleep(0.05)
+    (barrier / "go").touch()
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()[-2000:]

@@ -152,13 +152,14 @@ def test_warm_builds_the_view_and_text_index_before_the_first_recall(tmp_path, e
     with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
         g.remember("ana", "Ana keeps the spare key under the blue flowerpot.")
     with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
-        assert "default" not in g.views._text_indexes
+        assert "default" not in g._views._text_indexes
         g.warm()
-        index = g.views._text_indexes["default"]
+        index = g._views._text_indexes["default"]
         assert len(index.index.search("flowerpot", 5)) == 1
         assert g.recall("ana", "flowerpot", k=1)[0].text.startswith("Ana keeps")
 
 
+@pytest.mark.slow
 def test_the_same_deposits_rank_the_same_in_every_process(tmp_path):
     """Ties are broken by storage order, never by set order (which changes with the
     process's hash seed) or by the random memory ids: a rerun gives the same numbers."""
@@ -201,8 +202,8 @@ def test_a_deposits_memories_are_numbered_in_the_order_written(tmp_path, embedde
                                        "gulls were fed.", witnesses=["ben"])
             written = [a.memory_id for a in result.atoms if a.action == "created"]
             assert len(written) == 4
-            mine = g.views.synced("default")
+            mine = g._views.synced("default")
             fresh = NamespaceView("default")
-            fresh.sync(g.store, g.queries, mine.version)
+            fresh.sync(g._store, g._queries, mine.version)
             for view in (mine, fresh):
                 assert sorted(written, key=lambda m: view.records[m].row) == written

@@ -47,8 +47,7 @@ def test_atoms_of_a_deposit_are_affiliated(mem):
 def test_merge_keeps_every_wording_and_named_party(mem):
     a = mem.remember("ana", "Captain Reyes ordered the crew to lower the sails.")
     b = mem.remember("ben", "The captain, Reyes, ordered the crew to lower the sails.")
-    if b.atoms[0].action != "merged":
-        pytest.skip("the judge kept these apart; the variant test needs a merge")
+    assert b.atoms[0].action == "merged", b.atoms[0].reason
     rows = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.text AS text, m.variants AS variants",
                       {"id": a.atoms[0].memory_id})
     assert len(rows[0]["variants"]) == 2

@@ -19,6 +19,7 @@ def reports(tmp_path_factory, shared_data, embedder):
     return out
 
 
+@pytest.mark.slow
 def test_per_witness_designs_keep_one_record_per_account(reports):
     for design in ("private", "nomerge"):
         r = reports[design]
@@ -26,6 +27,7 @@ def test_per_witness_designs_keep_one_record_per_account(reports):
         assert r.merge.merged_pairs == 0
 
 
+@pytest.mark.slow
 def test_consensus_stores_each_speech_about_once(reports):
     consensus, private = reports["consensus"], reports["private"]
     shared = reports["shared-acl"]  # one deposit per speech: its entries count the speeches
@@ -36,6 +38,7 @@ def test_consensus_stores_each_speech_about_once(reports):
     assert consensus.acts[-1].multi_owner_share > 0.5
 
 
+@pytest.mark.slow
 def test_links_exist_only_where_the_design_keeps_them(reports):
     assert reports["private"].acts[-1].linked_share == 0
     assert reports["shared-acl"].acts[-1].linked_share == 0

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query
 
-T, I, P, F, M = (
+T, I, P, F, M = (  # noqa: E741 - one letter per kind keeps the tables readable
     QueryKind.TEMPORAL,
     QueryKind.IDENTITY,
     QueryKind.PREFERENCE,
@@ -96,7 +96,9 @@ def test_any_text_gets_one_deterministic_class(text):
 
 
 def test_confusion_against_locomo_categories(shared_data):
-    """Report, not assert, how kinds line up with LoCoMo's labels; sanity only."""
+    """How kinds line up with LoCoMo's labels: printed, and held to what the weights rely
+    on (a regression check on the data the cues were written against, not a quality
+    figure: cross-validated figures come from benchmarks/)."""
     names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
     counts: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
     for path in sorted((shared_data / "locomo").glob("conv-*.json")):
@@ -108,5 +110,8 @@ def test_confusion_against_locomo_categories(shared_data):
     for category in sorted(counts):
         row = " ".join(f"{counts[category][k]:>10}" for k in QueryKind)
         print(f"{category} {names.get(category, '?'):>11} {row}")
-    assert all(sum(c.values()) > 0 for c in counts.values())
-    assert set().union(*counts.values()) <= set(QueryKind)
+    temporal = counts[2]
+    assert temporal[QueryKind.TEMPORAL] >= 0.8 * sum(temporal.values())
+    said_temporal = sum(c[QueryKind.TEMPORAL] for c in counts.values())
+    assert temporal[QueryKind.TEMPORAL] >= 0.7 * said_temporal
+    assert counts[1].most_common(1)[0][0] == QueryKind.MULTI_HOP

@@ -13,7 +13,6 @@ from graphmem.retrieval.config import (
     CHANNELS,
     DENSE_ONLY,
     HYBRID,
-    HYBRID_NO_GRAPH,
     HYBRID_RRF,
     PRESETS,
     RecallConfig,
@@ -31,7 +30,7 @@ classes = st.builds(
 
 def test_hybrid_defaults():
     assert HYBRID.channels == CHANNELS
-    assert (HYBRID.rrf_k, HYBRID.k, HYBRID.depth) == (60, 10, 50)
+    assert (HYBRID.rrf_k, HYBRID.depth) == (60, 50)
     assert HYBRID.expand_affiliated and HYBRID.classify
 
 
@@ -54,7 +53,6 @@ def test_single_channel_presets_ignore_the_class():
     assert weights_for(DENSE_ONLY, when) == {"dense": 1.0}
     assert weights_for(BM25_ONLY, when) == {"bm25": 1.0}
     assert weights_for(HYBRID_RRF, when) == {"dense": 1.0, "bm25": 1.0}
-    assert "graph" not in weights_for(HYBRID_NO_GRAPH, when)
 
 
 def test_low_confidence_falls_back_to_base_weights():
@@ -106,3 +104,17 @@ def test_preset_lookup_and_overrides():
 def test_invalid_settings_raise_config_error(fields, message):
     with pytest.raises(ConfigError, match=message):
         RecallConfig(**fields)
+
+
+def test_an_unknown_channel_is_refused_with_the_registered_names():
+    with pytest.raises(ConfigError, match="unknown channel.*registered"):
+        RecallConfig(channels=("dense", "telepathy"))
+    with pytest.raises(ConfigError, match="unknown channel"):
+        RecallConfig(weights={"dense": 1.0, "telepathy": 1.0})
+
+
+def test_every_registered_channel_is_a_default_channel_in_its_order():
+    from graphmem.retrieval.channels import CHANNELS as REGISTERED
+
+    assert HYBRID.channels == tuple(REGISTERED)
+    assert [c.order for c in REGISTERED.values()] == sorted(c.order for c in REGISTERED.values())

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-# runs the CLI, then reports whether torch (or the graph store client) was imported
+# runs the CLI, then reports whether the model's libraries were imported
 PROBE = """
 import sys
 from graphmem.cli import main
@@ -16,7 +16,7 @@ try:
     main()
 except SystemExit as exc:
     code = exc.code
-print("HEAVY:" + ",".join(m for m in ("torch", "sentence_transformers", "falkordb")
+print("HEAVY:" + ",".join(m for m in ("torch", "sentence_transformers")
                           if m in sys.modules), file=sys.stderr)
 sys.exit(code)
 """

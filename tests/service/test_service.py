@@ -108,7 +108,7 @@ def test_who_knew_stats_agents_and_unmerge(client):
     assert restored != merged.atoms[0].memory_id
     assert client.stats(ns=ns)["entries"] == 2
     assert client.status()["backend"] == "falkordb"
-    assert "who_knew/owners_of" in client.queries
+    assert "who_knew/owners_of" in client.query_names()
 
 
 def test_remember_many_keeps_order(client):

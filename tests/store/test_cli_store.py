@@ -63,7 +63,7 @@ def test_repair_refuses_while_the_store_is_open(tmp_path):
     with MemoryGraph.open(data_dir=data) as g:
         done = graphmem("repair", "--data-dir", str(data))
         assert done.returncode == 1
-        assert f"the server (pid {g.store.server.pid})" in done.stderr
+        assert f"the server (pid {g._store.server.pid})" in done.stderr
         assert "close every process" in done.stderr
         assert not list(data.glob("appendonlydir.backup-*"))
 

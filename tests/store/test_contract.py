@@ -11,9 +11,9 @@ from graphmem.store.schema import SCHEMA_VERSION
 
 
 def test_schema_is_recorded_and_idempotent(graph):
-    assert len(graph.store.schema_steps()) == SCHEMA_VERSION
-    assert graph.store.ensure_schema() == []
-    assert len(graph.store.schema_steps()) == SCHEMA_VERSION
+    assert len(graph._store.schema_steps()) == SCHEMA_VERSION
+    assert graph._store.ensure_schema() == []
+    assert len(graph._store.schema_steps()) == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -57,7 +57,7 @@ def test_bad_parameter_fails_cleanly(graph):
 
 
 def test_transaction_runs_statements_in_order(graph):
-    results = graph.store.transaction([
+    results = graph._store.transaction([
         Statement("CREATE (:Agent {ns: 't', id: 'a'})"),
         Statement("MATCH (a:Agent {ns: 't', id: 'a'}) SET a.name = $n RETURN a.name AS name",
                   {"n": "Ada"}),

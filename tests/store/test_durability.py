@@ -21,7 +21,7 @@ ACKED = 150
 
 def kill_server(graph: MemoryGraph) -> None:
     """SIGKILL the embedded server (no shutdown, no flush) and wait until it is gone."""
-    pid = graph.store.server.pid
+    pid = graph._store.server.pid
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
     while pid_alive(pid) and time.monotonic() < deadline:
@@ -37,7 +37,7 @@ def reopen(data: Path, graph: MemoryGraph) -> MemoryGraph:
 def test_every_acknowledged_write_survives_sigkill(tmp_path):
     data = tmp_path / "data"
     g = MemoryGraph.open(data_dir=data)
-    assert g.store._db.connection.execute_command("CONFIG", "GET", "appendfsync") == [
+    assert g._store._db.connection.execute_command("CONFIG", "GET", "appendfsync") == [
         "appendfsync", "always"]
     for i in range(ACKED):  # each its own statement, each acknowledged
         g.cypher("MERGE (m:Memory {ns: 'd', id: $id}) SET m.n = $n",
@@ -55,7 +55,7 @@ def test_multi_row_statement_and_transaction_survive_whole(tmp_path):
     g = MemoryGraph.open(data_dir=data)
     g.cypher("UNWIND range(1, 5000) AS i CREATE (:Memory {ns: 'rows', id: toString(i)})",
              write=True)
-    g.store.transaction([
+    g._store.transaction([
         Statement("CREATE (:Agent {ns: 'tx', id: 'a'})"),
         Statement("MATCH (a:Agent {ns: 'tx', id: 'a'}) "
                   "UNWIND range(1, 300) AS i CREATE (a)-[:OWNS]->(:Memory {ns: 'tx', id: toString(i)})"),
@@ -71,7 +71,7 @@ WRITER = textwrap.dedent("""
     import sys
     from graphmem import MemoryGraph
     g = MemoryGraph.open(data_dir=sys.argv[1])
-    print(g.store.server.pid, flush=True)
+    print(g._store.server.pid, flush=True)
     i = 0
     while True:
         g.cypher("UNWIND range(1, 50) AS j CREATE (:Memory {ns: 'w', id: $p + toString(j), batch: $i})",

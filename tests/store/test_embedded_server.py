@@ -29,7 +29,7 @@ CLIENT = textwrap.dedent("""
     import sys
     from graphmem import MemoryGraph
     g = MemoryGraph.open(data_dir=sys.argv[1])
-    print(g.store.server.pid, flush=True)
+    print(g._store.server.pid, flush=True)
     for line in sys.stdin:
         cmd, _, arg = line.strip().partition(" ")
         if cmd == "write":
@@ -121,13 +121,13 @@ def test_second_process_uses_the_running_server(tmp_path, clients):
     data = tmp_path / "data"
     with MemoryGraph.open(data_dir=data) as g:
         other = clients(data)
-        assert other.server_pid == g.store.server.pid
+        assert other.server_pid == g._store.server.pid
         assert other.ask("write from-child") == "ok"
         rows = g.cypher("MATCH (m:Memory {ns: 'c'}) RETURN m.id AS id")
         assert rows == [{"id": "from-child"}]
         other.close()
         # the child's close left our lease: the server still serves us
-        assert pid_alive(g.store.server.pid)
+        assert pid_alive(g._store.server.pid)
         assert g.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 1}]
 
 
@@ -151,7 +151,7 @@ def test_server_stops_when_the_last_user_closes(tmp_path, clients):
 def test_lease_of_a_killed_client_is_pruned(tmp_path, clients):
     data = tmp_path / "data"
     g = MemoryGraph.open(data_dir=data)
-    pid = g.store.server.pid
+    pid = g._store.server.pid
     doomed = clients(data)
     doomed.kill()
     leases = [p.name for p in (data / "leases").iterdir()]
@@ -178,10 +178,10 @@ def test_stale_pid_and_socket_after_a_crash_are_recovered(tmp_path, clients):
     assert (data / "falkordb.pid").read_text().strip() == str(dead_pid)
     assert stat.S_ISSOCK((data / "falkordb.sock").stat().st_mode)
     with MemoryGraph.open(data_dir=data) as g:
-        assert g.store.server.pid != dead_pid
+        assert g._store.server.pid != dead_pid
         rows = g.cypher("MATCH (m:Memory) RETURN m.id AS id ORDER BY id")
         assert [r["id"] for r in rows] == ["m0", "m1", "m2"]
-        new_pid = g.store.server.pid
+        new_pid = g._store.server.pid
     assert wait_gone(new_pid)
 
 
@@ -193,7 +193,7 @@ def test_pid_file_naming_a_live_stranger_is_stale(tmp_path, clients):
     try:
         (data / "falkordb.pid").write_text(f"{stranger.pid}\n")
         with MemoryGraph.open(data_dir=data) as g:
-            assert g.store.server.pid != stranger.pid
+            assert g._store.server.pid != stranger.pid
             assert g.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 3}]
         time.sleep(0.2)
         assert stranger.poll() is None, "closing the store must not signal a stranger"
@@ -203,8 +203,8 @@ def test_pid_file_naming_a_live_stranger_is_stale(tmp_path, clients):
 
 
 def test_no_tcp_port_is_opened(embedded_graph, tmp_path):
-    pid = embedded_graph.store.server.pid
-    conn = embedded_graph.store._db.connection
+    pid = embedded_graph._store.server.pid
+    conn = embedded_graph._store._db.connection
     assert conn.execute_command("CONFIG", "GET", "port") == ["port", "0"]
     assert listening_tcp_ports(pid) == set()
     # the same probe does see the port of a server that listens on one
@@ -241,7 +241,7 @@ def _free_port() -> int:
 
 
 def test_socket_is_inside_the_data_dir(embedded_graph, tmp_path):
-    server = embedded_graph.store.server
+    server = embedded_graph._store.server
     assert server.socket_path == (tmp_path / "data").resolve() / "falkordb.sock"
     assert stat.S_ISSOCK(server.socket_path.stat().st_mode)
     assert (server.socket_path.stat().st_mode & 0o777) == 0o700
@@ -251,15 +251,15 @@ def test_deep_data_dir_gets_a_short_socket(tmp_path, clients):
     data = tmp_path.joinpath(*["nested-directory"] * 8) / "data"
     assert len(str(data / "falkordb.sock")) > 108  # would overflow sun_path
     with MemoryGraph.open(data_dir=data) as g:
-        socket_path = g.store.server.socket_path
+        socket_path = g._store.server.socket_path
         assert len(str(socket_path)) <= 100
         assert stat.S_ISSOCK(socket_path.stat().st_mode)
         other = clients(data)  # another process derives the same short path
-        assert other.server_pid == g.store.server.pid
+        assert other.server_pid == g._store.server.pid
         assert other.ask("write deep") == "ok"
         assert g.cypher("MATCH (m:Memory) RETURN m.id AS id") == [{"id": "deep"}]
         other.close()
-        pid = g.store.server.pid
+        pid = g._store.server.pid
     assert wait_gone(pid)
     assert not socket_path.exists()
     assert not socket_path.parent.exists()  # the short directory goes with the server
@@ -307,7 +307,7 @@ def test_something_in_the_way_of_the_socket_is_named(tmp_path, clients):
 
 
 def fsync_mode(graph: MemoryGraph) -> str:
-    return graph.store._db.connection.execute_command("CONFIG", "GET", "appendfsync")[1]
+    return graph._store._db.connection.execute_command("CONFIG", "GET", "appendfsync")[1]
 
 
 def test_a_shared_server_fsyncs_as_often_as_its_strictest_user_asks(tmp_path):
@@ -322,11 +322,11 @@ def test_a_shared_server_fsyncs_as_often_as_its_strictest_user_asks(tmp_path):
 
 def test_pid_file_naming_the_server_of_another_directory_is_stale(tmp_path):
     with MemoryGraph.open(data_dir=tmp_path / "a") as a:
-        other_pid = a.store.server.pid
+        other_pid = a._store.server.pid
         (tmp_path / "b").mkdir()
         (tmp_path / "b" / "falkordb.pid").write_text(str(other_pid))
         with MemoryGraph.open(data_dir=tmp_path / "b") as b:
-            assert b.store.server.pid not in (None, other_pid)
+            assert b._store.server.pid not in (None, other_pid)
             b.cypher("CREATE (:Memory {ns: 'b', id: 'only-in-b'})", write=True)
         assert pid_alive(other_pid)  # closing b left a's server alone
         assert a.cypher("MATCH (m:Memory) RETURN count(m) AS n") == [{"n": 0}]
@@ -371,10 +371,10 @@ def test_processes_merging_the_same_keys_make_one_node_per_key(tmp_path):
 def test_a_server_whose_pid_file_was_deleted_is_adopted_not_doubled(tmp_path):
     data = tmp_path / "data"
     with MemoryGraph.open(data_dir=data) as first:
-        pid = first.store.server.pid
+        pid = first._store.server.pid
         (data / "falkordb.pid").unlink()
         with MemoryGraph.open(data_dir=data) as second:
-            assert second.store.server.pid == pid
+            assert second._store.server.pid == pid
             assert (data / "falkordb.pid").read_text().strip() == str(pid)
     assert wait_gone(pid)
 
@@ -393,6 +393,7 @@ def _servers_of(data: Path) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_a_server_still_loading_a_large_store_is_waited_for(tmp_path):
     """Reopening a store rebuilds its vector index before the server answers; that can
     take far longer than a start (43 s at 100,000 memories). A server that is alive and

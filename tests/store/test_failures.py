@@ -225,7 +225,7 @@ KILL_ROWS = 400_000
 
 def kill_server_during(graph: MemoryGraph, write) -> BaseException | None:
     """Run ``write`` in a thread and SIGKILL the server once it is busy with it."""
-    pid = graph.store.server.pid
+    pid = graph._store.server.pid
     outcome: list[BaseException | None] = []
 
     def run() -> None:
@@ -271,7 +271,7 @@ def test_server_killed_mid_transaction(tmp_path):
     half = KILL_ROWS // 2
     statement = ("UNWIND range($lo, $hi) AS i "
                  "CREATE (:Memory {ns: 'kill', id: toString(i)})")
-    error = kill_server_during(g, lambda: g.store.transaction([
+    error = kill_server_during(g, lambda: g._store.transaction([
         Statement(statement, {"lo": 1, "hi": half}),
         Statement(statement, {"lo": half + 1, "hi": KILL_ROWS}),
     ]))
@@ -319,9 +319,9 @@ def test_full_disk_is_named_and_keeps_every_acknowledged_write(small_disk):
 def test_failed_statement_in_a_transaction_says_what_was_applied(embedded_graph):
     """FalkorDB has no multi-statement rollback: the error must not claim otherwise."""
     embedded_graph.cypher("CREATE (:Memory {ns: 't', id: 'dup'})", write=True)
-    assert embedded_graph.store.capabilities.multi_statement_rollback is False
+    assert embedded_graph._store.capabilities.multi_statement_rollback is False
     with pytest.raises(ConstraintViolation) as err:
-        embedded_graph.store.transaction([
+        embedded_graph._store.transaction([
             Statement("CREATE (:Memory {ns: 't', id: 'a'})"),
             Statement("CREATE (:Memory {ns: 't', id: 'dup'})"),
         ])

@@ -74,7 +74,7 @@ def test_redact_uri(uri, shown):
 def test_store_shows_its_uri_without_the_password(embedded_graph):
     from graphmem.store.falkordb import FalkorDBStore
 
-    socket = str(embedded_graph.store.server.socket_path)
+    socket = str(embedded_graph._store.server.socket_path)
     store = FalkorDBStore(socket_path=socket, uri="falkordb://ann:s3cret@db.example:6379")
     try:
         assert store.uri == "falkordb://ann:***@db.example:6379"

@@ -2,18 +2,25 @@
 // affiliated neighbours, contradictions and mentioned entities: what the in-process
 // view needs to catch up. In the order they were written (a deposit's new memories
 // share its seq and are told apart by pos), so that every reader numbers them alike.
+// Each owner comes with the deposit it learned the memory from, and each deposit with
+// its context: an owner may search only the context of its own deposit.
 MATCH (m:Memory {ns: $ns})
 WHERE m.seq > $since
 OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
-WITH m, collect(a.id) AS owners, collect(o.via) AS vias
+WITH m, collect(a.id) AS owners, collect(o.via) AS vias, collect(o.deposit) AS owner_deposits
+OPTIONAL MATCH (d:Deposit)-[:PRODUCED]->(m)
+WITH m, owners, vias, owner_deposits,
+     collect(DISTINCT {id: d.id, context: d.context}) AS deposits
 OPTIONAL MATCH (m)-[:AFFILIATED]-(x:Memory)
-WITH m, owners, vias, collect(DISTINCT x.id) AS affiliated
+WITH m, owners, vias, owner_deposits, deposits, collect(DISTINCT x.id) AS affiliated
 OPTIONAL MATCH (m)-[:CONTRADICTS]-(c:Memory)
-WITH m, owners, vias, affiliated, collect(DISTINCT c.id) AS conflicts
+WITH m, owners, vias, owner_deposits, deposits, affiliated,
+     collect(DISTINCT c.id) AS conflicts
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
        m.context AS context,
-       m.forgotten AS forgotten, m.pos AS pos, owners, vias, affiliated, conflicts,
+       m.forgotten AS forgotten, m.pos AS pos, owners, vias, owner_deposits, deposits,
+       affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
 ORDER BY seq, pos

@@ -1,1 +1,2 @@
-MATCH (n:Namespace {ns: $ns, id: $ns}) RETURN n.version AS version, n.strict AS strict
+MATCH (n:Namespace {ns: $ns, id: $ns})
+RETURN n.version AS version, n.strict AS strict, n.epoch AS epoch

@@ -25,6 +25,7 @@ import ast
 import csv
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 from graphmem.ingestion.benchmarks._common import bad_file, bad_record, collect_records
@@ -117,7 +118,7 @@ def _read_contexts(path: Path, wanted: set[str], *, skip_bad: bool,
             if not line.strip() or key and key.group(1) not in wanted:
                 continue  # skip unused contexts without parsing them (1M lines are large)
             parsed = collect_records(
-                [line], lambda text: _parse_context_line(text, number, path, wanted),
+                [line], partial(_parse_context_line, number=number, path=path, wanted=wanted),
                 skip_bad=skip_bad, skipped=skipped)
             if parsed and parsed[0] is not None:
                 shared.update(parsed[0])

@@ -201,7 +201,7 @@ def _persona_turns(conversation: dict[str, Any], path: Path, where: str) -> list
     except ValueError:
         raise bad_record(path, where, "conversation", f"keys should be exchange numbers "
                          f"'0', '1', ..., got {sorted(conversation)!r}") from None
-    turns = []
+    turns: list[Turn] = []
     for key in order:
         exchange = conversation[key]
         for role in ("user", "assistant"):

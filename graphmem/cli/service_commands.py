@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from graphmem.cli import cli
-from graphmem.service.server import DEFAULT_HOST, DEFAULT_PORT
+from graphmem.api import MemoryGraph
+from graphmem.atomise import LLMAtomiser
+from graphmem.cli.app import cli
+from graphmem.cli.eval_commands import load_chat_model
+from graphmem.judge import LLMJudge
+from graphmem.service.server import (DEFAULT_HOST, DEFAULT_PORT, choose_token,
+                                     default_token_file)
+from graphmem.service.server import serve as run
 
 
 @cli.command()
@@ -33,10 +40,6 @@ def serve(ctx, host, port, token, token_file, warm_ns, llm) -> None:
     """Serve the memory over a JSON HTTP API (OpenAPI at /openapi.json) to agents on this
     machine: one model and one set of views for every client. Clients: graphmem.Client,
     or any CLI command with GRAPHMEM_SERVER=http://HOST:PORT set."""
-    from graphmem.api import MemoryGraph
-    from graphmem.service.server import choose_token, default_token_file
-    from graphmem.service.server import serve as run
-
     root = ctx.find_root().obj
     token_path = token_file or default_token_file(root["data_dir"])
     token, generated = choose_token(token, token_path)
@@ -48,19 +51,15 @@ def serve(ctx, host, port, token, token_file, warm_ns, llm) -> None:
         def announce(url: str) -> None:
             where = f"token written to {token_path}" if generated else "token as given"
             click.echo(f"graphmem serving on {url} ({where}); "
-                       f"clients: export GRAPHMEM_SERVER={url}", err=False)
+                       f"clients: export GRAPHMEM_SERVER={url}")
+            sys.stdout.flush()  # whoever started us waits for this line
 
-        run(graph, token=token, host=host, port=port,
-            announce=lambda url: (announce(url), click.get_text_stream("stdout").flush()))
+        run(graph, token=token, host=host, port=port, announce=announce)
 
 
 def models(llm: str | None) -> dict:
     """MemoryGraph.open's atomiser and judge for ``--llm module:factory`` (none: defaults)."""
     if not llm:
         return {}
-    from graphmem.atomise import LLMAtomiser
-    from graphmem.cli.eval_commands import load_chat_model
-    from graphmem.judge import LLMJudge
-
     model = load_chat_model(llm)
     return {"atomiser": LLMAtomiser(model), "judge": LLMJudge(model)}

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from pathlib import Path
 
 import click
 
-from graphmem.cli import cli, open_graph
+from graphmem.cli.app import cli, open_graph
+from graphmem.cli.service_commands import models
+from graphmem.errors import ConfigError
+from graphmem.mcp.server import build_server
+from graphmem.mcp.tools import Identity
 from graphmem.models import DEFAULT_NS
+from graphmem.service.server import bind, choose_token, default_token_file, run_app
 
 
 @cli.command("mcp")
@@ -40,11 +46,6 @@ from graphmem.models import DEFAULT_NS
 def mcp_command(ctx, agent, ns, transport, host, port, token, token_file, audit, llm) -> None:
     """Serve memory over MCP as AGENT. With GRAPHMEM_SERVER set, the tools call the shared
     service (no model is loaded in this process); otherwise the store is opened here."""
-    from graphmem.errors import ConfigError
-    from graphmem.mcp.server import build_server
-    from graphmem.mcp.tools import Identity
-    from graphmem.service.commands import models
-
     me = Identity(agent=agent, ns=ns, audit=audit)
     if llm and os.environ.get("GRAPHMEM_SERVER"):
         raise ConfigError("--llm/GRAPHMEM_LLM with GRAPHMEM_SERVER: the service atomises and "
@@ -62,9 +63,6 @@ def mcp_command(ctx, agent, ns, transport, host, port, token, token_file, audit,
 
 def _serve_http(ctx, server, host: str, port: int, token: str | None,
                 token_file: Path | None) -> None:
-    import uvicorn
-
-    from graphmem.service.server import bind, choose_token, default_token_file
 
     path = token_file or default_token_file(ctx.find_root().obj["data_dir"]).with_name("mcp.token")
     token, generated = choose_token(token, path)
@@ -73,8 +71,8 @@ def _serve_http(ctx, server, host: str, port: int, token: str | None,
     bound_host, bound_port = sock.getsockname()[:2]
     where = f"token written to {path}" if generated else "token as given"
     click.echo(f"graphmem mcp serving on http://{bound_host}:{bound_port}/mcp ({where})")
-    click.get_text_stream("stdout").flush()
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    sys.stdout.flush()  # whoever started us waits for this line
+    run_app(app, sock)
 
 
 class BearerAuth:

@@ -1,1 +1,0 @@
-RETURN 1 AS one

@@ -1,0 +1,77 @@
+"""A question as the channels read it: its text, vector, entities, kind, time and the
+agents it names, derived once per recall."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from graphmem.retrieval.classify import QueryClass, classify_query
+from graphmem.retrieval.config import RecallConfig, weights_for
+from graphmem.text.annotate import query_entities, without_spans
+from graphmem.text.temporal_query import TemporalIntent, temporal_query
+from graphmem.view import NamespaceView
+
+#: An entity mentioned by more than this share of the asker's memories (and by more
+#: than SALIENCE_MIN_COUNT of them) does not discriminate between them, like a stop word.
+SALIENCE_MAX_SHARE = 0.2
+SALIENCE_MIN_COUNT = 10
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question, with what the pipeline derives from it once."""
+
+    text: str
+    vector: np.ndarray
+    entity_ids: list[str]
+    kind: QueryClass
+    intent: TemporalIntent | None = None
+    subjects: list[str] = field(default_factory=list)  # agents the question names
+
+
+def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallConfig,
+                embed: Callable[[Sequence[str]], np.ndarray],
+                agent_names: Callable[[], Mapping[str, str]]) -> Query:
+    """Everything the channels need of ``text``, asked by ``agent``.
+
+    ``agent_names`` gives the namespace's agents (id -> name); it is called only when a
+    channel that reads the agents a question names will run.
+    """
+    mentions = query_entities(text, view.resolver)
+    salient = salient_entities(view, agent, [m.id for m in mentions])
+    # A name on most of the asker's memories (a conversation's own speakers) says
+    # little about which memory answers; it would pull the embedding towards every
+    # memory of that person, so the dense channel reads the question without it.
+    dense_text = without_spans(text, [(m.start, m.end) for m in mentions
+                                      if m.id not in salient]) or text
+    kind = classify_query(text)
+    weights = weights_for(config, kind if config.classify else None)
+    intent = temporal_query(text) if weights.get("time", 0) > 0 else None
+    subjects = (named_agents(text, agent_names()) if weights.get("speaker", 0) > 0 else [])
+    return Query(text=text, vector=embed([dense_text])[0], entity_ids=salient, kind=kind,
+                 intent=intent, subjects=subjects)
+
+
+def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
+    """The entities that single out few of ``agent``'s memories."""
+    owned = view.owned_ids(agent)
+    if not owned:
+        return list(entity_ids)
+    limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
+    return [e for e in dict.fromkeys(entity_ids) if len(view.mentioning(e) & owned) <= limit]
+
+
+def named_agents(query: str, names: Mapping[str, str]) -> list[str]:
+    """The agents (id -> registered name) a question names, by id or by name."""
+    found = []
+    for agent, name in names.items():
+        for word in {agent, name}:
+            if len(word) > 1 and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query,
+                                           re.IGNORECASE):
+                found.append(agent)
+                break
+    return found

@@ -1,0 +1,22 @@
+"""Ordering memories by their similarity to a question, the shared step of several
+channels."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from graphmem.view import NamespaceView, one_blas_thread
+
+
+def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:
+    """``ids`` ordered by cosine similarity to the query, best first; equal scores in the
+    order the memories were stored (never the order of a set, which varies by process)."""
+    if not ids:
+        return []
+    ids = sorted(ids, key=lambda mid: view.records[mid].row)
+    with one_blas_thread():
+        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+    order = np.argsort(-scores, kind="stable")
+    return [ids[i] for i in order]

@@ -1,0 +1,87 @@
+"""The text indexes that follow a namespace view: BM25 over every wording of a memory and
+the context it was deposited in, and the set of memories that state a preference.
+
+A memory's context (what its deposit answered) belongs to that deposit's parties: once
+another agent's deposit is merged into the memory, each owner may search the wordings
+(they are the shared statement) but only its own deposit's context. The document of the
+memory's first context keeps the memory's id; an owner whose deposit had another context
+searches a second document (``id#n``) in its place.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import AbstractSet
+
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.preferences import states_preference
+from graphmem.view import MemoryRecord, NamespaceView
+
+_ALT = "#"  # memory ids never contain it after the prefix; alt documents are "<id>#<n>"
+
+
+class TextIndex:
+    """BM25 over each memory's wordings and its owners' contexts, and the memories that
+    state a preference (``preferences``), kept in step with a namespace view."""
+
+    def __init__(self, view: NamespaceView) -> None:
+        self.index = BM25Index()
+        self.preferences: set[str] = set()
+        self._indexed: dict[str, tuple[str, ...]] = {}  # document id -> indexed texts
+        self._alt_docs: dict[str, list[str]] = {}  # memory id -> its other documents
+        # agent -> memories whose first document it may not search / documents it searches
+        self._hidden: dict[str, set[str]] = defaultdict(set)
+        self._extra: dict[str, set[str]] = defaultdict(set)
+        self._agents_of: dict[str, set[str]] = {}  # memory id -> agents with exceptions
+        view.on_change(self._update)
+
+    def _update(self, record: MemoryRecord) -> None:
+        words = tuple(record.variants or [record.text])
+        self._forget_exceptions(record.id)
+        self._index(record.id, words + ((record.context,) if record.context else ()))
+        others = sorted({c for c in record.owner_contexts.values() if c != record.context},
+                        key=lambda c: c or "")
+        alt_ids = [f"{record.id}{_ALT}{n}" for n in range(1, len(others) + 1)]
+        for stale in set(self._alt_docs.get(record.id, [])) - set(alt_ids):
+            self.index.remove(stale)
+            del self._indexed[stale]
+        for doc_id, context in zip(alt_ids, others):
+            self._index(doc_id, words + ((context,) if context else ()))
+        self._alt_docs[record.id] = alt_ids
+        doc_of = dict(zip(others, alt_ids))
+        for agent, context in record.owner_contexts.items():
+            if context != record.context:
+                self._hidden[agent].add(record.id)
+                self._extra[agent].add(doc_of[context])
+                self._agents_of.setdefault(record.id, set()).add(agent)
+        if any(states_preference(w) for w in words):
+            self.preferences.add(record.id)
+        else:
+            self.preferences.discard(record.id)
+
+    def _index(self, doc_id: str, texts: tuple[str, ...]) -> None:
+        if self._indexed.get(doc_id) == texts:
+            return
+        if doc_id in self._indexed:
+            self.index.remove(doc_id)
+        self.index.add(doc_id, " ".join(texts))
+        self._indexed[doc_id] = texts
+
+    def _forget_exceptions(self, memory_id: str) -> None:
+        for agent in self._agents_of.pop(memory_id, ()):
+            self._hidden[agent].discard(memory_id)
+            self._extra[agent] -= set(self._alt_docs.get(memory_id, []))
+
+    def search(self, query: str, k: int, allowed: AbstractSet[str],
+               agent: str | None = None) -> list[str]:
+        """The ``k`` best memories among ``allowed`` (the asker's), each searched with
+        the context ``agent`` may see."""
+        if not allowed:
+            return []
+        documents: AbstractSet[str] = allowed
+        if agent is not None and (self._hidden.get(agent) or self._extra.get(agent)):
+            documents = (set(allowed) - self._hidden[agent]) | {
+                d for d in self._extra[agent] if d.split(_ALT, 1)[0] in allowed}
+        found = [doc.split(_ALT, 1)[0] for doc, _ in
+                 self.index.search(query, k, allowed=documents)]
+        return list(dict.fromkeys(found))

@@ -1,0 +1,98 @@
+"""The in-process views of the namespaces one ``MemoryGraph`` has touched: each a
+:class:`~graphmem.view.NamespaceView` caught up with the store on use, plus the BM25
+index that follows it. They belong to the ``MemoryGraph`` that made them."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from graphmem.queries import Queries
+from graphmem.retrieval.text_index import TextIndex
+from graphmem.store.base import Store
+from graphmem.view import NamespaceView
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class NamespaceState:
+    """What the store says of a namespace right now."""
+
+    version: int
+    strict: bool
+    epoch: str | None
+
+
+class Views:
+    """The views and text indexes of the namespaces this handle has touched.
+
+    Nothing about a namespace is trusted across calls but the view itself, and that only
+    while the namespace's epoch is the one it was built from: strictness and the version
+    are read from the store on each write and recall, so a ``drop_namespace`` or
+    ``set_strict`` in another handle or process takes effect here at the next call.
+    """
+
+    def __init__(self, store: Store, queries: Queries) -> None:
+        self.store = store
+        self.queries = queries
+        self._lock = threading.RLock()
+        self._views: dict[str, NamespaceView] = {}
+        self._epochs: dict[str, str | None] = {}  # ns -> epoch its view was built from
+        self._text_indexes: dict[str, TextIndex] = {}
+
+    def state(self, ns: str) -> NamespaceState | None:
+        """The namespace as stored now, or None if it does not exist."""
+        rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})
+        if not rows:
+            return None
+        row = rows[0]
+        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"))
+
+    def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
+        """The namespace's state, creating it (``strict`` as given) if it is new."""
+        current = self.state(ns)
+        if current is not None:
+            return current
+        row = self.store.write(self.queries["memory/ensure_namespace"],
+                               {"ns": ns, "strict": strict, "now": now_ms(),
+                                "epoch": uuid.uuid4().hex})[0]
+        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"))
+
+    def forget_namespace(self, ns: str) -> None:
+        """Drop what this handle cached of ``ns`` (after it was deleted or rebuilt)."""
+        with self._lock:
+            self._views.pop(ns, None)
+            self._epochs.pop(ns, None)
+            self._text_indexes.pop(ns, None)
+
+    def _view(self, ns: str) -> NamespaceView:
+        with self._lock:
+            return self._views.setdefault(ns, NamespaceView(ns))
+
+    def text_index(self, ns: str) -> TextIndex:
+        """The BM25 index that follows the view of ``ns``."""
+        with self._lock:
+            if ns not in self._text_indexes:
+                self._text_indexes[ns] = TextIndex(self._view(ns))
+            return self._text_indexes[ns]
+
+    def synced(self, ns: str, version: int | None = None) -> NamespaceView:
+        """The view of ``ns``, caught up with the store (at ``version`` when the caller
+        knows it, e.g. right after its own write; else the store is asked, and a view
+        of a namespace that was dropped or made anew since is rebuilt)."""
+        with self._lock:  # one catch-up at a time: a view is not built for racing syncs
+            if version is None:
+                state = self.state(ns)
+                epoch = state.epoch if state else None
+                if ns in self._epochs and self._epochs[ns] != epoch:
+                    self.forget_namespace(ns)
+                self._epochs[ns] = epoch
+                version = state.version if state else 0
+            view = self._view(ns)
+            view.sync(self.store, self.queries, version)
+            return view

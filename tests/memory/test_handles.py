@@ -1,0 +1,52 @@
+"""Every open handle sees the same store: what one process drops or makes strict, another
+handle honours at its next call."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from graphmem import InvalidInput, MemoryGraph
+
+OTHER = textwrap.dedent("""
+    import sys
+    from graphmem import MemoryGraph
+    data_dir, action = sys.argv[1], sys.argv[2]
+    with MemoryGraph.open(data_dir=data_dir) as g:
+        if action == "drop":
+            g.drop_namespace("port")
+        elif action == "strict":
+            g.set_strict("port")
+""")
+
+
+def in_another_process(data_dir, action: str) -> None:
+    done = subprocess.run([sys.executable, "-c", OTHER, str(data_dir), action],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_namespace_dropped_elsewhere_is_gone_here_and_writable_again(tmp_path, embedder):
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.remember("ana", "The harbour crane broke down on Monday.", ns="port")
+        assert g.recall("ana", "What broke down?", ns="port")
+        in_another_process(tmp_path / "d", "drop")
+        assert g.recall("ana", "What broke down?", ns="port") == []
+        result = g.remember("ana", "The harbour crane was repaired on Friday.", ns="port")
+        assert result.attempts == 1
+        texts = [h.text for h in g.recall("ana", "What happened to the crane?", ns="port")]
+    assert texts == ["The harbour crane was repaired on Friday."]
+
+
+def test_a_namespace_made_strict_elsewhere_is_strict_here(tmp_path, embedder):
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.register_agent("ana", ns="port")
+        g.remember("ana", "The tide is high at six.", ns="port", witnesses=["ben"])
+        in_another_process(tmp_path / "d", "strict")
+        with pytest.raises(InvalidInput, match="strict"):
+            g.remember("ana", "The tide is low at noon.", ns="port", witnesses=["zed"])
+        rows = g.cypher("MATCH (m:Memory {ns: 'port'}) RETURN count(m) AS n")
+    assert rows[0]["n"] == 1
