@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from graphmem.cli.eval_commands import load_chat_model
 from graphmem.judge import LLMJudge
 from graphmem.service.server import (DEFAULT_HOST, DEFAULT_PORT, choose_token,
                                      default_token_file)
+from graphmem.service.server import openapi_spec
 from graphmem.service.server import serve as run
 
 
@@ -35,11 +37,16 @@ from graphmem.service.server import serve as run
               help="module:factory returning a langchain-core chat model; the service then "
                    "atomises deposits and judges merges with it (LLMAtomiser, LLMJudge). "
                    "Env: GRAPHMEM_LLM.")
+@click.option("--print-openapi", is_flag=True,
+              help="Print the API's OpenAPI document (JSON) and exit, without serving.")
 @click.pass_context
-def serve(ctx, host, port, token, token_file, warm_ns, llm) -> None:
+def serve(ctx, host, port, token, token_file, warm_ns, llm, print_openapi) -> None:
     """Serve the memory over a JSON HTTP API (OpenAPI at /openapi.json) to agents on this
     machine: one model and one set of views for every client. Clients: graphmem.Client,
     or any CLI command with GRAPHMEM_SERVER=http://HOST:PORT set."""
+    if print_openapi:
+        click.echo(json.dumps(openapi_spec(), indent=2))
+        return
     root = ctx.find_root().obj
     token_path = token_file or default_token_file(root["data_dir"])
     token, generated = choose_token(token, token_path)

@@ -2,8 +2,9 @@
 
 Every route needs ``Authorization: Bearer <token>``. Routes run in worker threads; the
 ``MemoryGraph`` they share makes its calls take turns, so one service gives many clients
-one model, not parallelism. Writes honour the ``Idempotency-Key`` header (see :mod:`graphmem.service.idempotency`).
-The OpenAPI document is at ``/openapi.json`` (authenticated like everything else).
+one model, not parallelism. Writes honour the ``Idempotency-Key`` header (see
+:mod:`graphmem.service.idempotency`). The OpenAPI document is at ``/openapi.json``
+(authenticated like everything else) and printed by ``graphmem serve --print-openapi``.
 """
 
 from __future__ import annotations
@@ -207,6 +208,11 @@ def _install_error_handlers(app: FastAPI) -> None:
         # a bug, not the caller's fault: say so in the project's terms, keep the service up
         error = GraphmemError(f"the service failed: {type(exc).__name__}: {exc}")
         return JSONResponse(wire.error_envelope(error), status_code=500)
+
+
+def openapi_document() -> dict[str, Any]:
+    """The service's OpenAPI document, without a store (the routes are not called)."""
+    return create_app(None, "unused").openapi()
 
 
 def _version() -> str:

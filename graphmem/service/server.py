@@ -82,6 +82,15 @@ def serve(graph, *, token: str, host: str = DEFAULT_HOST, port: int = DEFAULT_PO
     run_app(app, sock)
 
 
+def openapi_spec() -> dict[str, Any]:
+    """The service's OpenAPI document (needs the ``service`` extra, not a store)."""
+    try:  # fastapi is the optional ``service`` extra
+        from graphmem.service.app import openapi_document
+    except ImportError as exc:
+        raise missing(exc.name or "fastapi", "service") from None
+    return openapi_document()
+
+
 def run_app(app: Any, sock: socket.socket) -> None:
     """Serve the ASGI ``app`` on the listening ``sock`` until SIGINT/SIGTERM."""
     try:

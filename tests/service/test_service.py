@@ -132,3 +132,18 @@ def test_async_client_has_the_same_methods(service):
 
     done, hits = asyncio.run(scenario())
     assert hits[0].memory_id == done.atoms[0].memory_id
+
+
+def test_the_openapi_document_prints_without_a_store():
+    import json
+
+    from click.testing import CliRunner
+
+    from graphmem.cli import cli
+
+    result = CliRunner().invoke(cli, ["serve", "--print-openapi"])
+    assert result.exit_code == 0, result.output
+    spec = json.loads(result.output)
+    assert spec["info"]["title"] == "graphmem"
+    recall = spec["paths"]["/v1/recall"]["post"]
+    assert recall["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"].endswith("/Hit")
