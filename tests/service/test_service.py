@@ -137,6 +137,9 @@ def test_async_client_has_the_same_methods(service):
 def test_the_openapi_document_prints_without_a_store():
     import json
 
+    from tests.service.running import needs
+
+    needs("fastapi")
     from click.testing import CliRunner
 
     from graphmem.cli import cli
