@@ -4,8 +4,8 @@
 replays conversation n (each turn deposited by its speaker, the other speaker as witness)
 and asks that conversation's questions. All clients write into one namespace.
 
-  in-process  one MemoryGraph, 8 threads calling it (serialised by a lock, as the
-              service does: MemoryGraph is not for concurrent use)
+  in-process  one MemoryGraph, 8 threads calling it (its calls take turns, as they
+              do inside the service)
   service     graphmem serve in a child process, 8 threads each with its own Client
 
 Each side starts from an empty store of its own. Reported: calls per second over the

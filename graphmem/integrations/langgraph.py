@@ -91,7 +91,7 @@ class GraphmemStore(BaseStore):
             raise InvalidInput("GraphmemStore needs an in-process MemoryGraph: the service "
                                "does not run the item writes it makes")
         self.graph, self.ns, self.text_fields = graph, ns, text_fields
-        self._lock = threading.Lock()  # MemoryGraph is not for concurrent use
+        self._lock = threading.Lock()  # a batch's operations run together, not interleaved
 
     # -- BaseStore --------------------------------------------------------------------
 
