@@ -14,6 +14,7 @@ store is checked: every memory a remember returned is there, and there is one De
 node per remember call (nothing lost, nothing applied twice).
 
     python benchmarks/service_bench.py [--clients 8] [--calls 500] [--data ../shared/data/locomo]
+        [--order service,in_process]
 """
 
 from __future__ import annotations
@@ -141,28 +142,40 @@ def check_store(graph, deposits) -> dict:
             "memories": len(stored), "returned_memories_missing": len(returned - stored)}
 
 
+def measure_in_process(plans, data_dir: Path) -> tuple[dict, dict]:
+    with MemoryGraph.open(data_dir=data_dir) as graph:
+        graph.embedder.embed(["warm up"])
+        done: list = []
+        timing = run(plans, _InProcess(graph), done)
+        return timing, check_store(graph, done)
+
+
+def measure_service(plans, data_dir: Path) -> tuple[dict, dict]:
+    with spawned_service(data_dir) as svc:
+        done: list = []
+        timing = run(plans, _Remote(svc.url, svc.token), done)
+        with Client(svc.url, svc.token) as client:
+            return timing, check_store(client, done)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--data", default="../shared/data/locomo")
     parser.add_argument("--out", default=None, help="Also write the figures as JSON here.")
+    parser.add_argument("--order", default="in_process,service",
+                        choices=["in_process,service", "service,in_process"],
+                        help="Which side runs first (the machine's load drifts: try both).")
     args = parser.parse_args()
     plans = workload(load_locomo(args.data, skip_bad=True).units, args.clients, args.calls)
-    results = {"clients": args.clients, "calls_per_client": args.calls}
+    results = {"clients": args.clients, "calls_per_client": args.calls,
+               "order": args.order}
     with tempfile.TemporaryDirectory() as tmp:
-        with MemoryGraph.open(data_dir=Path(tmp) / "inproc") as graph:
-            graph.embedder.embed(["warm up"])
-            done: list = []
-            results["in_process"] = run(plans, _InProcess(graph), done)
-            results["in_process_store"] = check_store(graph, done)
-        print("in-process:", json.dumps(results["in_process"]), flush=True)
-        with spawned_service(Path(tmp) / "served") as svc:
-            done = []
-            results["service"] = run(plans, _Remote(svc.url, svc.token), done)
-            print("service:   ", json.dumps(results["service"]), flush=True)
-            with Client(svc.url, svc.token) as client:
-                results["service_store"] = check_store(client, done)
+        for side in args.order.split(","):
+            measure = measure_in_process if side == "in_process" else measure_service
+            results[side], results[f"{side}_store"] = measure(plans, Path(tmp) / side)
+            print(f"{side}:", json.dumps(results[side]), flush=True)
     results["throughput_ratio_service_over_in_process"] = round(
         results["service"]["calls_per_s"] / results["in_process"]["calls_per_s"], 3)
     print(json.dumps(results, indent=2))
