@@ -9,13 +9,18 @@ from functools import partial, wraps
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
-from graphmem.atomise import atomise
+from graphmem.atomise import LLMAtomiser, atomise
 from graphmem.canonical import canonical_text
 from graphmem.consensus import Judge
 from graphmem.designs import design_named
 from graphmem.embed import Embedder
-from graphmem.errors import InvalidInput
-from graphmem.judge import judge_equivalence
+from graphmem.configured import chat_model_from_env, embedder_from_env, llm_roles
+from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
+from graphmem.integrity import check_store, settle
+from graphmem.judge import LLMJudge, judge_equivalence
+from graphmem.lifecycle.curation import Curator
+from graphmem.lifecycle.decay import DecaySettings, utilities
+from graphmem.lifecycle.maintenance import decay_settings, maintain, task_vectors
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -27,7 +32,8 @@ from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.text.nlp import Parser
-from graphmem.views import Views
+from graphmem.retry import retry_moved_version
+from graphmem.views import Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
 
@@ -61,7 +67,7 @@ class MemoryGraph:
     def __init__(self, store: Store, *, embedder: Embedder | None = None,
                  atomiser: Any = None, judge: Judge | None = None, design: str = "consensus",
                  write_config: WriteConfig = DEFAULT_WRITE,
-                 parser: Parser | None = None) -> None:
+                 parser: Parser | None = None, adopt_embedder: bool = False) -> None:
         self._store = store
         self._queries = queries_for(store.capabilities.backend)
         self._embedder = embedder or Embedder()
@@ -75,12 +81,22 @@ class MemoryGraph:
                               parser=self._parser, design=design_named(design),
                               config=write_config)
         self._amplification = Amplification()
+        self._curator = Curator(store, self._queries, self._views, self._embedder.embed)
         self._lock = threading.RLock()
+        recorded = self.query("admin/embedding_model",
+                              {"name": self._embedder.name, "now": now_ms()}, write=True)[0]
+        if recorded["name"] != self._embedder.name and not adopt_embedder:
+            raise ConfigError(
+                f"the store's vectors were made with the embedding model {recorded['name']!r} "
+                f"but this process uses {self._embedder.name!r} (GRAPHMEM_EMBEDDER); open it "
+                f"with the same model, or rebuild its vectors with `graphmem reembed` "
+                "(every other process closed)")
 
     @classmethod
     def open(cls, uri: str | None = None, data_dir: str | Path | None = None, *,
              embedder: Embedder | None = None, atomiser: Any = None, judge: Judge | None = None,
              design: str = "consensus", write_config: WriteConfig = DEFAULT_WRITE,
+             check: bool = True, adopt_embedder: bool = False,
              **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
@@ -89,17 +105,42 @@ class MemoryGraph:
         consensus (default), nomerge, private or shared-acl (see graphmem.designs).
         ``atomiser`` and ``judge`` replace the deterministic defaults (for example
         ``graphmem.atomise.LLMAtomiser(chat_model)``, ``graphmem.judge.LLMJudge(chat_model)``);
-        ``write_config`` tunes the write path (``graphmem.WriteConfig``).
+        ``write_config`` tunes the write path (``graphmem.WriteConfig``). Models left None
+        come from GRAPHMEM_EMBEDDER and GRAPHMEM_LLM (``graphmem.configured``); a store
+        built with another embedding model is refused unless ``adopt_embedder`` (what
+        ``reembed`` needs). With ``check``
+        (the default) a store whose writes were lost to a damaged log is refused with
+        ``CorruptDataError`` (see ``graphmem.integrity``; ``graphmem check`` shows why).
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
+        embedder = embedder or embedder_from_env()
+        chat_model = chat_model_from_env() if atomiser is None or judge is None else None
+        if chat_model is not None:
+            roles = llm_roles()
+            atomiser = atomiser or (LLMAtomiser(chat_model) if "atomise" in roles else None)
+            judge = judge or (LLMJudge(chat_model) if "judge" in roles else None)
         store = open_store(config)
         try:
             store.ensure_schema()
+            problems = check_store(store, queries_for(store.capabilities.backend)) \
+                if check else []
         except BaseException:
             store.close()
             raise
-        return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
-                   write_config=write_config)
+        if problems:
+            store.close()
+            remedy = (f"close every process using it and run `graphmem repair --data-dir "
+                      f"{config.data_dir}`: it keeps what replays consistently and says "
+                      "what was lost" if config.uri is None or config.uri.startswith(
+                          "embedded:") else "run `graphmem check` for details")
+            raise CorruptDataError(f"the store at {store.uri} is damaged: "
+                                   + "; ".join(map(str, problems)) + f". To recover, {remedy}")
+        try:
+            return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
+                       write_config=write_config, adopt_embedder=adopt_embedder)
+        except BaseException:
+            store.close()
+            raise
 
     @property
     def embedder(self) -> Embedder:
@@ -126,6 +167,7 @@ class MemoryGraph:
         """Delete every node of ``ns`` (and what this process cached of it)."""
         check_identifier(ns, "ns")
         self.query("memory/drop_namespace", {"ns": ns}, write=True)
+        self._store.forget_version(ns)
         self._views.forget_namespace(ns)
 
     @_one_at_a_time
@@ -223,6 +265,11 @@ class MemoryGraph:
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
+        settings = decay_settings(self._store, self._queries, ns)
+        tasks = {a: v for a, v in task_vectors(self._store, self._queries, ns,
+                                                self._embedder.embed).items() if a == agent}
+        scores = utilities(view, [h.memory_id for h in hits], tasks, settings, now_ms())
+        hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
@@ -325,6 +372,135 @@ class MemoryGraph:
             self._store.remove_tracer(tracer)
 
     # -- status -------------------------------------------------------------------
+
+    @_one_at_a_time
+    def reembed(self, *, batch: int = 256,
+                progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+        """Rebuild every memory's vector with this handle's embedding model and record the
+        model in the store; returns the memories re-embedded per namespace. Each batch is
+        one write guarded by its namespace's version; run it with other processes closed
+        (they still hold the old model)."""
+        done: dict[str, int] = {}
+        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
+            rows = self.query("memory/texts_to_embed", {"ns": ns})
+            for lo in range(0, len(rows), batch):
+                chunk = rows[lo:lo + batch]
+                vectors = self._embedder.embed([r["text"] for r in chunk])
+                payload = [{"id": r["id"], "embedding": [float(x) for x in v]}
+                           for r, v in zip(chunk, vectors)]
+                self._write_guarded(ns, "memory/set_embeddings", {"rows": payload})
+                if progress:
+                    progress(ns, lo + len(chunk))
+            done[ns] = len(rows)
+            self._views.forget_namespace(ns)
+        self.query("admin/set_embedding_model", {"name": self._embedder.name, "now": now_ms(),
+                                                 "dimension": self._embedder.dimension},
+                   write=True)
+        return done
+
+    def _write_guarded(self, ns: str, name: str, params: dict[str, Any]) -> None:
+        def attempt(n: int) -> bool | None:
+            state = self._views.state(ns)
+            version = state.version if state else 0
+            if not self.query(name, {"ns": ns, "expected": version, "seq": version + 1,
+                                     **params}, write=True):
+                return None
+            self._store.note_version(ns, version + 1)
+            return True
+
+        retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=f"{name} in {ns!r}")
+
+    # -- curation: a person steering what is remembered (graphmem.lifecycle) --------
+
+    @_one_at_a_time
+    def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
+        self._curator.set_pinned(memory_id, True, by=by, ns=ns)
+
+    @_one_at_a_time
+    def unpin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Undo ``pin``."""
+        self._curator.set_pinned(memory_id, False, by=by, ns=ns)
+
+    @_one_at_a_time
+    def forget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Take ``memory_id`` out of recall (reversible with ``unforget``; kept for audit)."""
+        self._curator.set_forgotten(memory_id, True, by=by, ns=ns)
+
+    @_one_at_a_time
+    def unforget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Bring a forgotten memory back into recall."""
+        self._curator.set_forgotten(memory_id, False, by=by, ns=ns)
+
+    @_one_at_a_time
+    def correct(self, memory_id: str, text: str, *, by: str, ns: str = DEFAULT_NS) -> str:
+        """A new wording that supersedes ``memory_id`` from now on; returns its id."""
+        return self._curator.correct(memory_id, text, by=by, ns=ns)
+
+    @_one_at_a_time
+    def delete(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Erase ``memory_id``'s text, wordings, context and vector (and the deposit texts
+        and log payloads quoting it) for a privacy request; a tombstone and the logged act
+        remain."""
+        self._curator.delete(memory_id, by=by, ns=ns)
+
+    @_one_at_a_time
+    def consolidate(self, memory_ids: Sequence[str], *, by: str,
+                    ns: str = DEFAULT_NS) -> str:
+        """Several memories become one semantic fact owned by all their owners; the
+        sources leave recall but stay, linked by CONSOLIDATED_FROM. Returns its id."""
+        return self._curator.consolidate(memory_ids, by=by, ns=ns)
+
+    # -- Intelligent Decay (graphmem.lifecycle.decay) ---------------------------------
+
+    def set_task(self, agent: str, task: str, *, ns: str = DEFAULT_NS) -> None:
+        """What ``agent`` works on now: memories relevant to it score higher (E)."""
+        check_identifier(agent, "agent")
+        check_identifier(ns, "ns")
+        if not isinstance(task, str) or not task.strip():
+            raise InvalidInput("the task is empty; describe what the agent works on")
+        self.query("lifecycle/set_task", {"ns": ns, "agent": agent, "task": task.strip(),
+                                          "now": now_ms()}, write=True)
+
+    def set_decay(self, *, ns: str = DEFAULT_NS, **settings: float) -> DecaySettings:
+        """Set ``ns``'s decay parameters (alpha, beta, gamma, half_life_days, threshold,
+        cluster_similarity); returns them all."""
+        check_identifier(ns, "ns")
+        try:
+            chosen = decay_settings(self._store, self._queries, ns).model_copy(
+                update=settings)
+            chosen = DecaySettings.model_validate(chosen.model_dump())
+        except ValueError as exc:
+            raise InvalidInput(f"invalid decay settings {settings}: {exc}") from None
+        self._views.ensure_namespace(ns)
+        self.query("lifecycle/set_decay_settings",
+                   {"ns": ns, "decay": chosen.model_dump_json()}, write=True)
+        return chosen
+
+    @_one_at_a_time
+    def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:
+        """Score every memory of ``ns`` (S = αR + βE + γU, recorded on each memory for
+        Cypher), consolidate related memories under the threshold into semantic facts and
+        prune the rest under it; pinned memories are never touched. Returns what it did."""
+        check_identifier(ns, "ns")
+        when = parse_at(now)
+        report = maintain(self._store, self._queries, self._views, self._curator,
+                          self._embedder.embed, ns,
+                          now=to_epoch_ms(when) if when is not None else None)
+        return {"ns": ns, "scored": report.scored, "below_threshold": report.below_threshold,
+                "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
+                "pruned": report.pruned}
+
+    def check(self) -> list[str]:
+        """What ``graphmem check`` reports: every way the store's namespaces, records and
+        version journal disagree (empty when the store is whole)."""
+        return [str(p) for p in check_store(self._store, self._queries)]
+
+    def settle(self) -> list[str]:
+        """After a damaged log: accept what the graph holds as each namespace's history
+        (the longest prefix that replays consistently) and say what was lost. Run by
+        ``graphmem repair``; any other process using the store must be closed."""
+        return settle(self._store, check_store(self._store, self._queries))
 
     def status(self) -> dict[str, Any]:
         """Backend, URI, node counts by label, edge counts by type, schema version."""

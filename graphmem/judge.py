@@ -65,7 +65,6 @@ the event happened (``t``, shared by its witnesses), not when each account was r
 in the Hamlet replay 60 s let the Ghost's three "Swear." merge (precision 0.994), 5 s did not (0.998)."""
 
 Kind = Literal["equivalent", "contradiction", "different"]
-CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
 VETO_GUARDS = frozenset({"names", "speaker", "context"})
 
 

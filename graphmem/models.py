@@ -186,6 +186,13 @@ class Hit(BaseModel):
     conflicts: list[str] = Field(default_factory=list)  # those the asker owns
     #: how many memories in conflict with this one the asker does not own (not named)
     conflicts_unseen: int = 0
+    #: current, superseded (a later claim replaced it) or disputed (a claim of the same
+    #: time contradicts it); see graphmem.retrieval.validity
+    status: Literal["current", "superseded", "disputed"] = "current"
+    valid_until: datetime | None = None
+    superseded_by: str | None = None
+    #: Intelligent Decay: S = αR + βE + γU and its terms, E for the asker's task
+    utility: dict[str, float] = Field(default_factory=dict)
     t: datetime | None = None
     variants: list[str] = Field(default_factory=list)
     explain: dict[str, Any] | None = None

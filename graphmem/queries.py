@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -93,7 +92,7 @@ class Queries:
         return self[name].replace("{label}", label)
 
 
-@lru_cache(maxsize=None)
 def queries_for(backend: str) -> Queries:
-    """The registry of a backend, loaded once per process."""
+    """The registry of a backend, read from the query files (each store and handle keeps
+    its own)."""
     return Queries(backend)

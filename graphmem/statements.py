@@ -42,6 +42,7 @@ class DepositRows(_Rows):
     owns: list[Row]              # {agent, memory, since, via, from}: OWNS edges
     links: list[list[str]]       # AFFILIATED pairs
     contradicts: list[list[str]]  # CONTRADICTS pairs
+    supersede: list[Row]         # {id, valid_until, by}: a claim replaced by a later one
     entities: list[Row]          # {id, name, type, aliases}
     mentions: list[list[str]]    # [memory, entity]: MENTIONS edges
     arcs: list[Row]              # {arc, entity, memory, t}: StoryArc membership

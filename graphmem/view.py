@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import insort
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import AbstractSet, Callable, Iterable
+from typing import AbstractSet, Callable, Sequence
 
 import numpy as np
 
@@ -39,6 +39,11 @@ class MemoryRecord:
     asserted_by: list[str] = field(default_factory=list)
     variants: list[str] = field(default_factory=list)
     forgotten: bool = False
+    pinned: bool = False
+    recorded_at: int | None = None  # when the system learned it (epoch ms)
+    kind: str = "episodic"
+    valid_until: int | None = None  # a later claim replaced this one from then on
+    superseded_by: str | None = None
     mentions: set[str] = field(default_factory=set)  # entity ids
     context: str | None = None  # what the first deposit answered (indexed, not the text)
     #: the context each owner's own deposit answered (None: it had none)
@@ -74,7 +79,7 @@ class NamespaceView:
         self.version = -1  # namespace version this view reflects
         self.records: dict[str, MemoryRecord] = {}
         self._ids: list[str] = []
-        self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)
+        self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)  # resized by 1st vector
         # the same vectors in half precision, scanned first when the view is large
         self._half = np.zeros((64, DIMENSION), dtype=np.float16)
         self._owned: dict[str, list[int]] = {}
@@ -113,12 +118,16 @@ class NamespaceView:
         record = self.records.get(mid)
         if record is None:
             record = MemoryRecord(id=mid, row=len(self._ids), text=row["text"], seq=row["seq"])
-            self._append_vector(row["embedding"])
+            self._append_vector(row["embedding"] if row.get("embedding") is not None
+                                else [0.0] * self._matrix.shape[1])
             self._ids.append(mid)
             self.records[mid] = record
         elif row.get("embedding") is not None:
             self._matrix[record.row] = np.asarray(row["embedding"], dtype=np.float32)
             self._half[record.row] = self._matrix[record.row]
+        elif row.get("deleted"):  # erased for privacy: nothing of it stays in memory
+            self._matrix[record.row] = 0.0
+            self._half[record.row] = 0.0
         record.text = row["text"]
         record.seq = int(row["seq"])
         record.t = row.get("t")
@@ -133,6 +142,11 @@ class NamespaceView:
         record.asserted_by = asserted_by
         record.variants = list(row.get("variants") or [record.text])
         record.forgotten = bool(row.get("forgotten"))
+        record.pinned = bool(row.get("pinned"))
+        record.recorded_at = row.get("recorded_at")
+        record.kind = row.get("kind") or "episodic"
+        record.valid_until = row.get("valid_until")
+        record.superseded_by = row.get("superseded_by")
         record.context = row.get("context")
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         record.owner_contexts = _owner_contexts(row, record.context)
@@ -191,8 +205,11 @@ class NamespaceView:
         except KeyError:
             return ()
 
-    def _append_vector(self, vector: Iterable[float]) -> None:
+    def _append_vector(self, vector: Sequence[float]) -> None:
         n = len(self._ids)
+        if n == 0 and len(vector) != self._matrix.shape[1]:  # another embedding model
+            self._matrix = np.zeros((64, len(vector)), dtype=np.float32)
+            self._half = np.zeros((64, len(vector)), dtype=np.float16)
         if n == len(self._matrix):
             self._matrix = _grown(self._matrix, n)
             self._half = _grown(self._half, n)

@@ -107,6 +107,7 @@ class Writer:
                                 link=self.design.link)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
+            self.store.note_version(deposit.ns, current.version + 1)
             self.views.synced(deposit.ns, current.version + 1)
             return RememberResult(deposit_id=plan.deposit_id, ns=deposit.ns,
                                   atoms=plan.outcomes, attempts=n)
@@ -151,9 +152,9 @@ class Writer:
 
     def unmerge(self, ns: str, memory_id: str, *, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into ``memory_id``; return the restored id."""
-        rows = self.store.read(self.queries["memory/merge_ops"], {"ns": ns, "memory": memory_id})
-        if op_id is not None:
-            rows = [r for r in rows if r["id"] == op_id]
+        rows_all = self.store.read(self.queries["memory/merge_ops"],
+                                   {"ns": ns, "memory": memory_id})
+        rows = [r for r in rows_all if op_id is None or r["id"] == op_id]
         if not rows:
             raise InvalidInput(f"no merge into memory {memory_id!r} in namespace {ns!r} "
                                "is left to undo")
@@ -165,7 +166,13 @@ class Writer:
         siblings = [r["id"] for r in self.store.read(self.queries["memory/deposit_atoms"],
                                                      {"ns": ns, "deposit": deposit})
                     if r["id"] != memory_id]
-        prior = set(payload["prior_owners"])
+        live = [json.loads(r["payload"])["deposit"] for r in rows_all if r["id"] != op["id"]]
+        sources = self.store.read(self.queries["memory/ownership_sources"],
+                                  {"ns": ns, "memory": memory_id, "merged": live})
+        # owners after the undo: the parties of every deposit still standing behind it
+        keep = {a for s in sources for a in [s["agent"], *(s["witnesses"] or [])]}
+        if not keep:  # a store older than deposit records: the owners before the merge
+            keep = set(payload["prior_owners"])
         vector = self._embed([payload["atom"]])[0]
         restored = new_id("m")
 
@@ -183,11 +190,12 @@ class Writer:
                              if a != op["agent"] or a in before["asserted_by"]],
                 restored_asserted_by=[op["agent"]],
                 moves=[{k: p[k] for k in ("agent", "since", "via", "from")} for p in parties],
-                drop=[p["agent"] for p in parties if p["agent"] not in prior],
+                drop=sorted(set(record.owners) - keep),
                 siblings=siblings)
             if not self.store.write(self.queries["memory/unmerge"],
                                     rows.guarded(ns, view.version, now_ms())):
                 return None
+            self.store.note_version(ns, view.version + 1)
             self.views.synced(ns)
             return restored
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryGraph
+from graphmem import Embedder, MemoryGraph
 from graphmem.store.embedded import pid_alive
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -60,10 +60,16 @@ def backend(request, tmp_path):
     return {"uri": server["uri"], "user": server["user"], "password": server["password"]}
 
 
+@pytest.fixture(scope="session")
+def embedder():
+    """One real embedder for the session (its cache is shared by the tests' graphs)."""
+    return Embedder()
+
+
 @pytest.fixture
-def graph(backend, request):
+def graph(backend, embedder):
     """A MemoryGraph on each backend, empty, closed after the test."""
-    g = MemoryGraph.open(**backend)
+    g = MemoryGraph.open(**backend, embedder=embedder)
     if "uri" in backend:  # a shared server: start from an empty graph
         g.cypher("MATCH (n) WHERE NOT n:GraphmemSchema DETACH DELETE n", write=True)
     yield g
@@ -71,9 +77,9 @@ def graph(backend, request):
 
 
 @pytest.fixture
-def embedded_graph(tmp_path):
+def embedded_graph(tmp_path, embedder):
     """A MemoryGraph on the embedded store in a fresh directory."""
-    g = MemoryGraph.open(data_dir=tmp_path / "data")
+    g = MemoryGraph.open(data_dir=tmp_path / "data", embedder=embedder)
     yield g
     g.close()
 

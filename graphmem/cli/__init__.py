@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from graphmem.cli import (eval_commands, mcp_commands, memory_commands, replay_commands,
-                          service_commands, store_commands)
+from graphmem.cli import (eval_commands, lifecycle_commands, mcp_commands, memory_commands,
+                          replay_commands, service_commands, store_commands)
 from graphmem.cli.app import cli, open_graph
 
-__all__ = ["cli", "eval_commands", "main", "mcp_commands", "memory_commands", "open_graph",
-           "replay_commands", "service_commands", "store_commands"]
+__all__ = ["cli", "eval_commands", "lifecycle_commands", "main", "mcp_commands",
+           "memory_commands", "open_graph", "replay_commands", "service_commands",
+           "store_commands"]
 
 
 def main() -> None:

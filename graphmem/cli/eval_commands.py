@@ -7,15 +7,14 @@
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 import time
 from typing import Any
 
 import click
 
 from graphmem.cli.app import cli
+from graphmem.configured import llm_roles, load_chat_model
 from graphmem.evaluation.report import compare_runs
 from graphmem.evaluation.runner import EvalOptions, run_evaluation
 from graphmem.errors import InvalidInput
@@ -41,29 +40,6 @@ def parse_k_list(text: str | None) -> tuple[int, ...] | None:
     return ks
 
 
-def load_chat_model(spec: str) -> Any:
-    """Call ``module:factory`` and return the chat model it builds."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise InvalidInput(f"--llm must look like module:factory, got {spec!r}")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        # the console script's path starts at its own bin/; `--llm mymodels:make` means
-        # ./mymodels.py, as `python -m` would find it
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InvalidInput(f"--llm {spec}: cannot import module {module_name!r} ({exc})") from None
-    factory = getattr(module, attr, None)
-    if not callable(factory):
-        raise InvalidInput(f"--llm {spec}: module {module_name!r} has no callable {attr!r}")
-    model = factory()
-    if not hasattr(model, "invoke"):
-        raise InvalidInput(f"--llm {spec}: the factory returned {type(model).__name__}, "
-                           "not a chat model with invoke()")
-    return model
-
-
 def _benchmark_command(name: str):
     @eval_group.command(name=name, short_help=f"Evaluate memory on {name} beside the baselines.",
                         help=f"Evaluate memory on {name}: ingest each unit into a "
@@ -77,8 +53,10 @@ def _benchmark_command(name: str):
                   help="Evaluate every Nth unit: a sample spread over the whole benchmark "
                        "(applied before --limit).")
     @click.option("--llm", default=None,
-                  help="module:factory returning a langchain-core chat model; answers and "
-                       "judges questions with it.")
+                  help="A langchain-core chat model that answers and judges questions: "
+                       "module:factory (importable from the current directory) or "
+                       "provider:model. Default: GRAPHMEM_LLM when GRAPHMEM_LLM_FOR "
+                       "includes answer.")
     @click.option("--skip-bad", is_flag=True, help="Leave out bad records instead of failing.")
     @click.option("--seed", type=int, default=None,
                   help="Seed for PrefEval distractors and option order (default: upstream's).")
@@ -105,6 +83,8 @@ def _benchmark_command(name: str):
         if unknown or not wanted:
             raise InvalidInput(f"--systems: unknown {', '.join(sorted(unknown)) or '(none)'}; "
                                "choose from graphmem, bm25, dense, rrf")
+        if llm is None and os.environ.get("GRAPHMEM_LLM") and "answer" in llm_roles():
+            llm = os.environ["GRAPHMEM_LLM"]
         chat_model = load_chat_model(llm) if llm else None
         options = EvalOptions(benchmark=name, data=str(data), out=str(out), limit=limit,
                               every=every,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -10,8 +9,6 @@ from pathlib import Path
 import click
 
 from graphmem.cli.app import cli, open_graph
-from graphmem.cli.service_commands import models
-from graphmem.errors import ConfigError
 from graphmem.mcp.server import build_server
 from graphmem.mcp.tools import Identity
 from graphmem.models import DEFAULT_NS
@@ -38,19 +35,12 @@ from graphmem.service.server import bind, choose_token, default_token_file, run_
 @click.option("--audit/--no-audit", default=True, show_default=True,
               help="Offer the who-knew and Cypher tools, which read beyond the agent's own "
                    "memories.")
-@click.option("--llm", envvar="GRAPHMEM_LLM", default=None,
-              help="module:factory returning a langchain-core chat model for atomising and "
-                   "judging merges (not with GRAPHMEM_SERVER: the service has its own). "
-                   "Env: GRAPHMEM_LLM.")
 @click.pass_context
-def mcp_command(ctx, agent, ns, transport, host, port, token, token_file, audit, llm) -> None:
+def mcp_command(ctx, agent, ns, transport, host, port, token, token_file, audit) -> None:
     """Serve memory over MCP as AGENT. With GRAPHMEM_SERVER set, the tools call the shared
     service (no model is loaded in this process); otherwise the store is opened here."""
     me = Identity(agent=agent, ns=ns, audit=audit)
-    if llm and os.environ.get("GRAPHMEM_SERVER"):
-        raise ConfigError("--llm/GRAPHMEM_LLM with GRAPHMEM_SERVER: the service atomises and "
-                          "judges with its own model; start it with `graphmem serve --llm`")
-    memory = open_graph(ctx, **models(llm)) if llm else open_graph(ctx)
+    memory = open_graph(ctx)
     try:
         server = build_server(memory, me)
         if transport == "stdio":

@@ -9,10 +9,7 @@ from pathlib import Path
 import click
 
 from graphmem.api import MemoryGraph
-from graphmem.atomise import LLMAtomiser
 from graphmem.cli.app import cli
-from graphmem.cli.eval_commands import load_chat_model
-from graphmem.judge import LLMJudge
 from graphmem.service.server import (DEFAULT_HOST, DEFAULT_PORT, choose_token,
                                      default_token_file)
 from graphmem.service.server import openapi_spec
@@ -33,24 +30,21 @@ from graphmem.service.server import serve as run
                    "$GRAPHMEM_TOKEN_FILE or service.token in the data directory.")
 @click.option("--warm", "warm_ns", multiple=True,
               help="Read this namespace into memory before serving (repeat).")
-@click.option("--llm", envvar="GRAPHMEM_LLM", default=None,
-              help="module:factory returning a langchain-core chat model; the service then "
-                   "atomises deposits and judges merges with it (LLMAtomiser, LLMJudge). "
-                   "Env: GRAPHMEM_LLM.")
 @click.option("--print-openapi", is_flag=True,
               help="Print the API's OpenAPI document (JSON) and exit, without serving.")
 @click.pass_context
-def serve(ctx, host, port, token, token_file, warm_ns, llm, print_openapi) -> None:
+def serve(ctx, host, port, token, token_file, warm_ns, print_openapi) -> None:
     """Serve the memory over a JSON HTTP API (OpenAPI at /openapi.json) to agents on this
     machine: one model and one set of views for every client. Clients: graphmem.Client,
-    or any CLI command with GRAPHMEM_SERVER=http://HOST:PORT set."""
+    or any CLI command with GRAPHMEM_SERVER=http://HOST:PORT set. The models come from
+    GRAPHMEM_EMBEDDER and GRAPHMEM_LLM, as for every MemoryGraph."""
     if print_openapi:
         click.echo(json.dumps(openapi_spec(), indent=2))
         return
     root = ctx.find_root().obj
     token_path = token_file or default_token_file(root["data_dir"])
     token, generated = choose_token(token, token_path)
-    with MemoryGraph.open(uri=root["uri"], data_dir=root["data_dir"], **models(llm)) as graph:
+    with MemoryGraph.open(uri=root["uri"], data_dir=root["data_dir"]) as graph:
         graph.embedder.embed(["warm up"])  # load the model now, not on the first call
         for ns in warm_ns:
             graph.warm(ns)
@@ -63,10 +57,3 @@ def serve(ctx, host, port, token, token_file, warm_ns, llm, print_openapi) -> No
 
         run(graph, token=token, host=host, port=port, announce=announce)
 
-
-def models(llm: str | None) -> dict:
-    """MemoryGraph.open's atomiser and judge for ``--llm module:factory`` (none: defaults)."""
-    if not llm:
-        return {}
-    model = load_chat_model(llm)
-    return {"atomiser": LLMAtomiser(model), "judge": LLMJudge(model)}

@@ -108,11 +108,46 @@ def ingest_unit(graph, unit: Unit, ns: str, *, progress: Callable[[int], None] |
     previous = previous_turns(unit.turns)
     for start in range(0, len(kept), batch):
         chunk = kept[start:start + batch]
-        deposits = [{"agent": turn.speaker, "text": turn.text, "at": turn.at,
+        pieces = [(turn, piece) for turn in chunk for piece in text_pieces(turn.text)]
+        deposits = [{"agent": turn.speaker, "text": piece, "at": turn.at,
                      "witnesses": [a for a in speakers if a != turn.speaker],
-                     "context": previous.get(turn.id)} for turn in chunk]
-        for turn, result in zip(chunk, graph.remember_many(deposits, ns=ns, batch=batch)):
-            turn_map.add(turn, result.memory_ids)
+                     "context": previous.get(turn.id)} for turn, piece in pieces]
+        memories: dict[str, list[str]] = {}
+        for (turn, _), result in zip(pieces, graph.remember_many(deposits, ns=ns, batch=batch)):
+            memories.setdefault(turn.id, []).extend(result.memory_ids)
+        for turn in chunk:
+            turn_map.add(turn, memories[turn.id])
         if progress:
             progress(len(chunk))
     return turn_map, len(unit.turns) - len(kept)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def text_pieces(text: str, limit: int = MAX_TEXT_CHARS) -> list[str]:
+    """``text`` as deposits of at most ``limit`` characters: whole when it fits, else cut
+    between sentences (between words inside a longer sentence; a longer word is cut),
+    so that one oversized turn does not stop an evaluation."""
+    text = text.strip()
+    if len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(text):
+        for part in _cut(sentence, limit):
+            if current and len(current) + 1 + len(part) > limit:
+                pieces.append(current)
+                current = part
+            else:
+                current = f"{current} {part}" if current else part
+    return [*pieces, current] if current else pieces
+
+
+def _cut(sentence: str, limit: int) -> list[str]:
+    if len(sentence) <= limit:
+        return [sentence]
+    words: list[str] = []
+    for word in sentence.split():
+        words.extend(word[i:i + limit] for i in range(0, len(word), limit))
+    return words

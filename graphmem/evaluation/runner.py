@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +89,12 @@ def load_units(options: EvalOptions) -> LoadReport:
     if options.benchmark == "prefeval":
         loader_options.update(form=options.form, n_distractors=options.distractors,
                               seed=options.seed, topics=list(options.topics) or None)
-    return load_benchmark(options.benchmark, path, **loader_options)
+    report = load_benchmark(options.benchmark, path, **loader_options)
+    if not report.units:
+        skipped = f" ({len(report.skipped)} records skipped as bad)" if report.skipped else ""
+        raise InvalidInput(f"{path}: no {options.benchmark} unit to evaluate{skipped}; "
+                           "is it the right file, and is it empty?")
+    return report
 
 
 def chosen_units(units: list[Unit], *, every: int = 1, limit: int | None = None) -> list[Unit]:
@@ -142,7 +146,6 @@ def _evaluate_units(units: list[Unit], protocol: Protocol, options: EvalOptions,
         (out / "stores").rmdir()
 
 
-@lru_cache(maxsize=1)
 def uncached_embedder() -> Any:
     """The embedder of the baselines and of option choice, loaded once per process.
 

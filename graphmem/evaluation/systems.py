@@ -113,7 +113,9 @@ def build_baselines(unit: Unit, turn_map: TurnMap, embedder: Any,
                     names: Sequence[str] = BASELINE_NAMES) -> list[BaselineSystem]:
     """BM25, dense and RRF baselines over the unit's turns (only those in ``names``)."""
 
-    docs = [(turn.id, f"{turn.speaker}: {turn.text}") for turn in unit.turns]
+    # the turns graphmem deposits: blank turns are in neither
+    docs = [(turn.id, f"{turn.speaker}: {turn.text}") for turn in unit.turns
+            if turn.text.strip()]
     wanted = set(names)
     built: dict[str, Any] = {}
     if wanted & {"bm25", "rrf"}:

@@ -9,17 +9,19 @@ unranked rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Sequence
 
 import numpy as np
 
-from graphmem.models import Hit, from_epoch_ms
+from graphmem.models import Hit, from_epoch_ms, to_epoch_ms
 from graphmem.retrieval.channels import CHANNELS, RankContext
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.retrieval.query import Query
 from graphmem.retrieval.similarity import by_similarity
 from graphmem.retrieval.text_index import TextIndex
+from graphmem.retrieval.validity import order_by_validity, status_of
 from graphmem.view import NamespaceView
 
 
@@ -72,7 +74,9 @@ def to_hit(view: NamespaceView, agent: str, mid: str, score: float,
     return Hit(memory_id=mid, text=record.text, score=round(score, 6), channels=ranks,
                found_by=found_by, owners=sorted(record.owners),
                asserted_by=list(record.asserted_by), conflicts=seen,
-               conflicts_unseen=len(record.conflicts) - len(seen),
+               conflicts_unseen=len(record.conflicts) - len(seen), status=status_of(record, view),
+               valid_until=from_epoch_ms(record.valid_until),
+               superseded_by=record.superseded_by,
                t=from_epoch_ms(record.t), variants=list(record.variants))
 
 
@@ -89,7 +93,9 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
     weights = weights_for(config, query.kind if config.classify else None)
     ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
-    rankings = run_channels(ctx, query, config, weights)
+    # forgotten (and deleted) memories are out of recall, whichever channel found them
+    rankings = {name: [m for m in ranked if not view.records[m].forgotten]
+                for name, ranked in run_channels(ctx, query, config, weights).items()}
     # ties go by storage order, not by the random memory ids: the same deposits rank
     # the same in every process
     def stored(mid: str) -> int:
@@ -104,9 +110,23 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
             fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
-    hits = [to_hit(view, agent, hit.id, hit.score, dict(hit.ranks)) for hit in fused[:k]]
+    scored = {hit.id: hit for hit in fused}
+    ordered = order_by_validity([hit.id for hit in fused[:k]], view, agent,
+                                _span_ms(query))[:k]
+    hits = [to_hit(view, agent, mid, scored[mid].score if mid in scored else 0.0,
+                   dict(scored[mid].ranks) if mid in scored else {}) for mid in ordered]
     if amplification is not None:
         amplification.add(len(pool), len(hits), len(pool), len(pool) + len(extra))
     return hits
 
 
+def _span_ms(query: Query) -> tuple[int, int] | None:
+    """The time the question names, as epoch milliseconds, if any."""
+    span = query.intent.span if query.intent is not None else None
+    if span is None:
+        return None
+    return _ms(span.start), _ms(span.end)
+
+
+def _ms(moment: datetime) -> int:
+    return to_epoch_ms(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))

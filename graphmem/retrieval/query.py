@@ -50,7 +50,8 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
                                       if m.id not in salient]) or text
     kind = classify_query(text)
     weights = weights_for(config, kind if config.classify else None)
-    intent = temporal_query(text) if weights.get("time", 0) > 0 else None
+    # the time a question names also orders claims that replaced one another
+    intent = temporal_query(text)
     subjects = (named_agents(text, agent_names()) if weights.get("speaker", 0) > 0 else [])
     return Query(text=text, vector=embed([dense_text])[0], entity_ids=salient, kind=kind,
                  intent=intent, subjects=subjects)

@@ -57,6 +57,17 @@ class Store(Protocol):
     def schema_steps(self) -> list[str]:
         """Names of the schema steps recorded in the database."""
 
+    def note_version(self, ns: str, version: int) -> None:
+        """Record, beside the graph, that namespace ``ns`` reached ``version``: a journal
+        a damaged log cannot silently roll back with the graph (``graphmem.integrity``).
+        A backend whose own log is checked (Neo4j) may keep nothing."""
+
+    def noted_versions(self) -> dict[str, int]:
+        """The journal: the last version noted for each namespace."""
+
+    def forget_version(self, ns: str) -> None:
+        """Drop ``ns`` from the journal (the namespace was deleted)."""
+
     def add_tracer(self, tracer: Tracer) -> None:
         """Call ``tracer(query, params)`` before every query from now on."""
 

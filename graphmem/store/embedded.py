@@ -214,6 +214,13 @@ class EmbeddedServer:
             probe = self.data_dir / f".probe-{os.getpid()}"
             probe.write_bytes(b"")
             probe.unlink()
+            # the server would fail to create it and only time out; say what is wrong
+            aof = self.data_dir / "appendonlydir"
+            if aof.exists() and not aof.is_dir():
+                raise DataDirError(
+                    f"{aof} is a file, where the server keeps its append-only files in a "
+                    "directory of that name; move the file away (or choose another "
+                    "--data-dir)")
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise DataDirError(

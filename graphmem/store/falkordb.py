@@ -191,6 +191,31 @@ class FalkorDBStore(TracerMixin):
 
     # -- schema -------------------------------------------------------------------
 
+    # -- the version journal: a hash beside the graph, replayed unconditionally --------
+
+    @property
+    def _journal(self) -> str:
+        return f"graphmem:{self.graph_name}:versions"
+
+    def note_version(self, ns: str, version: int) -> None:
+        try:
+            self._db.connection.hset(self._journal, ns, version)
+        except redis.RedisError as exc:
+            raise translate(exc, f"HSET {self._journal}", self._where) from exc
+
+    def noted_versions(self) -> dict[str, int]:
+        try:
+            raw = self._db.connection.hgetall(self._journal)
+        except redis.RedisError as exc:
+            raise translate(exc, f"HGETALL {self._journal}", self._where) from exc
+        return {_text(k): int(v) for k, v in raw.items()}
+
+    def forget_version(self, ns: str) -> None:
+        try:
+            self._db.connection.hdel(self._journal, ns)
+        except redis.RedisError as exc:
+            raise translate(exc, f"HDEL {self._journal}", self._where) from exc
+
     def schema_steps(self) -> list[str]:
         return [r["name"] for r in self.read(self.queries["schema/steps"])]
 
@@ -309,3 +334,6 @@ def _rows(result: Any) -> list[Row]:
     header = [h.decode() if isinstance(h, bytes) else h for h in header]
     return [dict(zip(header, (to_plain(v) for v in row))) for row in result.result_set]
 
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

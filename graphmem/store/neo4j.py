@@ -193,6 +193,17 @@ class Neo4jStore(TracerMixin):
 
     # -- schema -------------------------------------------------------------------
 
+    # Neo4j's transaction log is checksummed and replayed by the server itself: a damaged
+    # log does not load silently, so no journal is kept beside the graph.
+    def note_version(self, ns: str, version: int) -> None:
+        return None
+
+    def noted_versions(self) -> dict[str, int]:
+        return {}
+
+    def forget_version(self, ns: str) -> None:
+        return None
+
     def schema_steps(self) -> list[str]:
         # Two processes opening a new database at once may both record a step; a
         # name counts once.

@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import Embedder, MemoryGraph
-
-
-@pytest.fixture(scope="session")
-def embedder():
-    return Embedder()
+from graphmem import MemoryGraph
 
 
 @pytest.fixture

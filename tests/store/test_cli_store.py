@@ -100,3 +100,18 @@ def test_bad_uri_is_one_error_line(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("error: unsupported store URI scheme 'mysql'")
 
+
+
+def test_a_file_where_the_append_only_directory_belongs_is_named(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "appendonlydir").write_text("not a directory")
+    done = graphmem("--data-dir", str(data), "status")
+    assert done.returncode == 1
+    assert "appendonlydir is a file" in done.stderr and "did not start" not in done.stderr
+
+
+def test_an_unknown_named_query_is_one_error_line(tmp_path):
+    done = graphmem("--data-dir", str(tmp_path / "d"), "cypher", "@who_knew/owner_of")
+    assert done.returncode == 1
+    assert "no query named 'who_knew/owner_of'" in done.stderr and "Traceback" not in done.stderr

@@ -38,6 +38,10 @@ FOREACH (c IN $contradicts |
   MERGE (y:Memory {ns: $ns, id: c[1]})
   MERGE (x)-[r:CONTRADICTS]->(y)
   ON CREATE SET r.noted_at = $now, r.resolved = false)
+// A claim replaced by a later one stays, valid until the later one's time.
+FOREACH (s IN $supersede |
+  MERGE (x:Memory {ns: $ns, id: s.id})
+  SET x.valid_until = s.valid_until, x.superseded_by = s.by, x.seq = $seq)
 FOREACH (e IN $entities |
   MERGE (x:Entity {ns: $ns, id: e.id})
   SET x.name = e.name, x.type = e.type, x.aliases = e.aliases)

@@ -19,8 +19,9 @@ WITH m, owners, vias, owner_deposits, deposits, affiliated,
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
-       m.context AS context,
-       m.forgotten AS forgotten, m.pos AS pos, owners, vias, owner_deposits, deposits,
+       m.context AS context, m.valid_until AS valid_until, m.superseded_by AS superseded_by,
+       m.forgotten AS forgotten, m.deleted AS deleted, m.pinned AS pinned,
+       m.recorded_at AS recorded_at, m.kind AS kind, m.pos AS pos, owners, vias, owner_deposits, deposits,
        affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
 ORDER BY seq, pos

@@ -1,0 +1,1 @@
+MATCH (n:Namespace) RETURN n.ns AS ns ORDER BY ns

@@ -1,0 +1,3 @@
+MERGE (e:GraphmemModel {id: 'embedder'})
+SET e.name = $name, e.dimension = $dimension, e.recorded_at = $now
+RETURN e.name AS name

@@ -1,0 +1,2 @@
+MATCH (n:Namespace {ns: $ns, id: $ns})
+RETURN n.decay AS decay

@@ -1,0 +1,59 @@
+"""``maintain``: score every memory of a namespace, record the scores where Cypher can
+read them, consolidate or prune what falls below the threshold (graphmem.lifecycle.decay)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from graphmem.consensus import new_id
+from graphmem.lifecycle.curation import Curator
+from graphmem.lifecycle.decay import (MAINTENANCE, DecaySettings, MaintenanceReport,
+                                      plan_maintenance, utilities)
+from graphmem.queries import Queries
+from graphmem.store.base import Store
+from graphmem.views import Views, now_ms
+
+SCORE_BATCH = 5000
+
+
+def decay_settings(store: Store, queries: Queries, ns: str) -> DecaySettings:
+    rows = store.read(queries["lifecycle/decay_settings"], {"ns": ns})
+    raw = rows[0]["decay"] if rows and rows[0]["decay"] else "{}"
+    return DecaySettings.model_validate(json.loads(raw))
+
+
+def task_vectors(store: Store, queries: Queries, ns: str,
+                 embed: Callable[[Sequence[str]], np.ndarray]) -> dict[str, np.ndarray]:
+    rows = store.read(queries["lifecycle/tasks"], {"ns": ns})
+    if not rows:
+        return {}
+    return dict(zip([r["agent"] for r in rows], embed([r["task"] for r in rows])))
+
+
+def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
+             embed: Callable[[Sequence[str]], np.ndarray], ns: str,
+             now: int | None = None) -> MaintenanceReport:
+    """One maintenance pass over ``ns`` (``now``: epoch ms, for tests and replays)."""
+    now = now if now is not None else now_ms()
+    settings = decay_settings(store, queries, ns)
+    view = views.synced(ns)
+    ids = [m for m, r in view.records.items() if not r.forgotten]
+    scores = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now)
+    rows = [{"id": m, "s": u.s, "r": u.r, "e": u.e, "u": u.u} for m, u in scores.items()]
+    for lo in range(0, len(rows), SCORE_BATCH):
+        store.write(queries["lifecycle/record_scores"],
+                    {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
+    groups, pruned = plan_maintenance(view, scores, settings)
+    report = MaintenanceReport(
+        scored=len(scores), pinned_kept=sum(view.records[m].pinned for m in ids),
+        below_threshold=sum(u.s < settings.threshold for u in scores.values()))
+    for group in groups:
+        fact = curator.consolidate(group, by=MAINTENANCE, ns=ns)
+        report.consolidated.append({"fact": fact, "sources": group})
+    if pruned:
+        curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"))
+        report.pruned = pruned
+    return report

@@ -1,0 +1,60 @@
+"""Intelligent Decay: S = αR + βE + γU on every hit and in Cypher, and maintenance that
+consolidates related low-utility memories, prunes the rest under the threshold and never
+touches pinned ones."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem import InvalidInput
+from graphmem.lifecycle.decay import DAY_MS, recency
+from graphmem.view import MemoryRecord
+
+
+@given(st.floats(0.5, 400), st.floats(0, 2000))
+def test_recency_halves_every_half_life_and_stays_in_range(half_life, age_days):
+    record = MemoryRecord(id="m", row=0, text="x", seq=1, recorded_at=0)
+    r = recency(record, int(age_days * DAY_MS), half_life)
+    assert 0.0 <= r <= 1.0
+    assert recency(record, int(half_life * DAY_MS), half_life) == pytest.approx(0.5, abs=1e-6)
+
+
+def test_hits_carry_their_utility_and_the_task_raises_relevance(graph):
+    graph.remember("ana", "The harbour crane needs a new cable.")
+    graph.remember("ana", "The bakery sells rye bread on Sundays.")
+    graph.set_task("ana", "Repair the harbour crane before the ships arrive.")
+    hits = {h.text: h.utility for h in graph.recall("ana", "What needs doing?", k=5)}
+    crane, bread = hits["The harbour crane needs a new cable."], \
+        hits["The bakery sells rye bread on Sundays."]
+    assert set(crane) == {"S", "R", "E", "U"} and crane["U"] == 0.5
+    assert crane["E"] > bread["E"] and crane["S"] > bread["S"]
+
+
+def test_maintenance_consolidates_prunes_and_keeps_the_pinned(graph):
+    pinned = graph.remember("ana", "The vault code changed in March.").memory_ids[0]
+    graph.pin(pinned, by="ines")
+    lone = graph.remember("ana", "A gull stole a sandwich on the pier.").memory_ids[0]
+    pair = graph.remember("ana", "The ferry engine failed on Monday. The ferry engine was "
+                                 "broken again on Tuesday.").memory_ids
+    assert len(pair) == 2
+    graph.set_decay(threshold=0.45, cluster_similarity=0.5)
+    report = graph.maintain(now="2031-01-01")  # years later: recency is gone
+    assert report["scored"] == 4 and report["pinned_kept"] == 1
+    assert report["pruned"] == [lone]
+    assert [sorted(c["sources"]) for c in report["consolidated"]] == [sorted(pair)]
+    fact = report["consolidated"][0]["fact"]
+    texts = [h.memory_id for h in graph.recall("ana", "What happened to the ferry engine?")]
+    assert fact in texts and not set(pair) & set(texts) and lone not in texts
+    assert pinned in [h.memory_id for h in graph.recall("ana", "vault code")]
+    rows = graph.cypher("MATCH (m:Memory {id: $id}) RETURN m.utility AS s, m.human_utility AS u",
+                        {"id": pinned})
+    assert rows[0]["u"] == 1.0 and rows[0]["s"] >= 0.3
+
+
+def test_decay_settings_are_checked(graph):
+    with pytest.raises(InvalidInput, match="invalid decay settings"):
+        graph.set_decay(threshold=2.0)
+    with pytest.raises(InvalidInput, match="task is empty"):
+        graph.set_task("ana", " ")

@@ -1,0 +1,32 @@
+"""Time-aware truth: of two conflicting claims the later one supersedes the earlier,
+recall puts the claim true at the question's time first, and each hit says whether it
+is current, superseded or disputed."""
+
+from __future__ import annotations
+
+
+def test_a_later_claim_supersedes_and_ranks_first(mem):
+    berlin = mem.remember("ana", "Ana lives in Berlin.", at="2023-03-01").memory_ids[0]
+    munich = mem.remember("ana", "Ana lives in Munich.", at="2024-05-01").memory_ids[0]
+    hits = mem.recall("ana", "Where does Ana live?", k=3)
+    assert [h.memory_id for h in hits[:2]] == [munich, berlin]
+    assert [h.status for h in hits[:2]] == ["current", "superseded"]
+    assert hits[1].superseded_by == munich and hits[1].valid_until.year == 2024
+    then = mem.recall("ana", "Where did Ana live in 2023?", k=3)
+    assert then[0].memory_id == berlin
+
+
+def test_an_older_claim_told_later_is_superseded_by_the_newer(mem):
+    new = mem.remember("ben", "The ferry leaves at 9 am.", at="2024-06-01").memory_ids[0]
+    old = mem.remember("ben", "The ferry leaves at 8 am.", at="2023-06-01").memory_ids[0]
+    hits = mem.recall("ben", "When does the ferry leave?", k=3)
+    assert [h.memory_id for h in hits[:2]] == [new, old]
+    rows = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.superseded_by AS by", {"id": old})
+    assert rows == [{"by": new}]
+
+
+def test_conflicting_claims_of_the_same_time_are_disputed(mem):
+    mem.remember("cy", "The north gate was locked.", at="2024-01-05T10:00")
+    mem.remember("cy", "The north gate was not locked.", at="2024-01-05T10:00")
+    statuses = {h.status for h in mem.recall("cy", "Was the north gate locked?", k=2)}
+    assert statuses == {"disputed"}
