@@ -25,6 +25,7 @@ from graphmem.models import DEFAULT_NS, Hit, RememberResult
 from graphmem.retrieval.config import RecallConfig
 from graphmem.service import wire
 from graphmem.service.idempotency import IdempotencyCache
+from graphmem.service.lifecycle_routes import add_lifecycle_routes
 
 _bearer = HTTPBearer(auto_error=False, description="The token `graphmem serve` printed "
                      "or wrote to its token file.")
@@ -125,6 +126,7 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
         await once(request, lambda: graph.set_strict(body.ns, body.strict))
         return {"strict": body.strict}
 
+    add_lifecycle_routes(app, graph, once)
     _who_knew_routes(app, graph)
     _read_routes(app, graph)
     return app

@@ -32,6 +32,7 @@ from graphmem.errors import (
     StoreUnavailable,
     missing,
 )
+from graphmem.lifecycle.decay import DecaySettings
 from graphmem.models import DEFAULT_NS, Hit, RememberResult
 from graphmem.service import wire
 from graphmem.service.server import default_token_file
@@ -134,6 +135,61 @@ class _Methods:
         return self._call(_Request("POST", "/unmerge", {"memory_id": memory_id, "ns": ns,
                                                         "op_id": op_id}, write=True,
                                    parse=lambda d: d["restored"]))
+
+    # -- curation and decay -------------------------------------------------------------
+
+    def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
+        return self._flag("pin", memory_id, by, ns)
+
+    def unpin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Undo ``pin``."""
+        return self._flag("unpin", memory_id, by, ns)
+
+    def forget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Take ``memory_id`` out of recall (reversible with ``unforget``)."""
+        return self._flag("forget", memory_id, by, ns)
+
+    def unforget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Bring a forgotten memory back into recall."""
+        return self._flag("unforget", memory_id, by, ns)
+
+    def delete(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
+        """Erase ``memory_id``'s text for a privacy request (a tombstone remains)."""
+        return self._flag("delete", memory_id, by, ns)
+
+    def _flag(self, name: str, memory_id: str, by: str, ns: str) -> Any:
+        return self._call(_Request("POST", f"/curation/{name}",
+                                   {"memory_id": memory_id, "by": by, "ns": ns}, write=True,
+                                   parse=lambda d: None))
+
+    def correct(self, memory_id: str, text: str, *, by: str, ns: str = DEFAULT_NS) -> str:
+        """A new wording that supersedes ``memory_id`` from now on; returns its id."""
+        return self._call(_Request("POST", "/curation/correct",
+                                   {"memory_id": memory_id, "text": text, "by": by, "ns": ns},
+                                   write=True, parse=lambda d: d["memory_id"]))
+
+    def consolidate(self, memory_ids: Sequence[str], *, by: str, ns: str = DEFAULT_NS) -> str:
+        """Several memories become one semantic fact owned by all their owners; its id."""
+        return self._call(_Request("POST", "/curation/consolidate",
+                                   {"memory_ids": list(memory_ids), "by": by, "ns": ns},
+                                   write=True, parse=lambda d: d["memory_id"]))
+
+    def set_task(self, agent: str, task: str, *, ns: str = DEFAULT_NS) -> None:
+        """What ``agent`` works on now: memories relevant to it score higher."""
+        return self._call(_Request("POST", "/decay/task", {"agent": agent, "task": task,
+                                                           "ns": ns}, write=True,
+                                   parse=lambda d: None))
+
+    def set_decay(self, *, ns: str = DEFAULT_NS, **settings: float) -> DecaySettings:
+        """Set ``ns``'s decay parameters; returns them all."""
+        return self._call(_Request("POST", "/decay/settings", {"ns": ns, "settings": settings},
+                                   write=True, parse=DecaySettings.model_validate))
+
+    def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:
+        """Score every memory of ``ns``, consolidate and prune those under the threshold."""
+        return self._call(_Request("POST", "/decay/maintain", {"ns": ns, "now": _when(now)},
+                                   write=True))
 
     # -- who knew what, when, from whom ------------------------------------------------
 

@@ -175,3 +175,40 @@ def _nearest_public(cls: type) -> str:
         if base.__module__ == errors.__name__:
             return base.__name__
     return "GraphmemError"
+
+
+# -- curation and decay (graphmem.lifecycle through MemoryGraph) ------------------------
+
+
+class CurationRequest(BaseModel):
+    """pin, unpin, forget, unforget, delete: one memory, done by ``by``."""
+
+    memory_id: str
+    by: str
+    ns: str = DEFAULT_NS
+
+
+class CorrectRequest(CurationRequest):
+    text: str
+
+
+class ConsolidateRequest(BaseModel):
+    memory_ids: list[str]
+    by: str
+    ns: str = DEFAULT_NS
+
+
+class TaskRequest(BaseModel):
+    agent: str
+    task: str
+    ns: str = DEFAULT_NS
+
+
+class DecayRequest(BaseModel):
+    ns: str = DEFAULT_NS
+    settings: dict[str, float] = Field(default_factory=dict)
+
+
+class MaintainRequest(BaseModel):
+    ns: str = DEFAULT_NS
+    now: When = None

@@ -37,7 +37,10 @@ def test_remember_recall_stats_through_the_service(service):
     assert json.loads(found.stdout)[0]["text"] == "The kiln fires on Tuesdays."
     stats = cli(service, "stats", "--ns", ns, "--json")
     assert json.loads(stats.stdout)["entries"] == 1
-    for run in (done, found, stats):
+    memory_id = json.loads(done.stdout)[0]["memory_id"]
+    forgot = cli(service, "forget", memory_id, "--by", "ada", "--ns", ns)
+    assert forgot.returncode == 0, forgot.stderr
+    for run in (done, found, stats, forgot):
         assert "HEAVY:\n" in run.stderr or run.stderr.rstrip().endswith("HEAVY:"), run.stderr
 
 

@@ -150,3 +150,26 @@ def test_the_openapi_document_prints_without_a_store():
     assert spec["info"]["title"] == "graphmem"
     recall = spec["paths"]["/v1/recall"]["post"]
     assert recall["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"].endswith("/Hit")
+
+
+def test_curation_and_decay_through_the_service(client):
+    from graphmem.lifecycle.decay import DecaySettings
+
+    ns = fresh_ns()
+    first = client.remember("ada", "The east door sticks in winter.", ns=ns).atoms[0].memory_id
+    client.pin(first, by="ada", ns=ns)
+    client.unpin(first, by="ada", ns=ns)
+    client.forget(first, by="ada", ns=ns)
+    assert client.recall("ada", "Which door sticks?", ns=ns) == []
+    client.unforget(first, by="ada", ns=ns)
+    assert client.recall("ada", "Which door sticks?", ns=ns)[0].memory_id == first
+    corrected = client.correct(first, "The east door sticks in wet weather.", by="ada", ns=ns)
+    assert corrected != first
+    assert client.recall("ada", "Which door sticks?", ns=ns)[0].text == \
+        "The east door sticks in wet weather."
+    client.set_task("ada", "fixing doors", ns=ns)
+    settings = client.set_decay(ns=ns, threshold=0.2)
+    assert isinstance(settings, DecaySettings) and settings.threshold == 0.2
+    assert client.maintain(ns=ns)["scored"] >= 1
+    with pytest.raises(InvalidInput):
+        client.set_decay(ns=ns, threshold=7.0)
