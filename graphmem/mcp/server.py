@@ -78,9 +78,21 @@ def _memory_tools(tool, memory: Any, me: Identity) -> None:
         share linked to others, deepest merge, contradictions."""
         return tools.stats(memory, me)
 
+    def curate(memory_id: str, action: str) -> dict[str, Any]:
+        """Curate one of your own memories: `action` is "pin" (keep it whatever its
+        utility), "unpin", "forget" (out of recall, reversible) or "unforget"."""
+        return tools.curate(memory, me, action, memory_id)
+
+    def correct(memory_id: str, text: str) -> dict[str, Any]:
+        """Replace one of your memories with a corrected wording from now on; the old one
+        leaves recall but stays for the record. Returns the new memory's id."""
+        return tools.correct(memory, me, memory_id, text)
+
     tool(remember, writes=True)
     tool(recall)
     tool(stats)
+    tool(curate, writes=True)
+    tool(correct, writes=True)
 
 
 def _audit_tools(tool, memory: Any, me: Identity) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 
+CURATION = ("pin", "unpin", "forget", "unforget")
 MAX_K = 50
 MAX_ROWS = 200
 
@@ -54,6 +55,31 @@ def recall(memory, me: Identity, query: str, *, k: int = 10,
     keep = ("memory_id", "text", "score", "found_by", "owners", "asserted_by", "conflicts",
             "t") + (("channels", "explain") if explain else ())
     return [h.model_dump(mode="json", include=set(keep)) for h in hits]
+
+
+def curate(memory, me: Identity, action: str, memory_id: str) -> dict[str, Any]:
+    """pin, unpin, forget or unforget one of the agent's own memories, as the agent."""
+    if action not in CURATION:
+        raise InvalidInput(f"unknown curation {action!r}; choose from {', '.join(CURATION)}")
+    with me.lock:
+        _own(memory, me, memory_id)
+        getattr(memory, action)(memory_id, by=me.agent, ns=me.ns)
+    return {"memory_id": memory_id, "done": action}
+
+
+def correct(memory, me: Identity, memory_id: str, text: str) -> dict[str, Any]:
+    """A new wording of one of the agent's own memories; returns the new memory's id."""
+    with me.lock:
+        _own(memory, me, memory_id)
+        return {"memory_id": memory.correct(memory_id, text, by=me.agent, ns=me.ns),
+                "supersedes": memory_id}
+
+
+def _own(memory, me: Identity, memory_id: str) -> None:
+    rows = memory.query("catalog/owns", {"ns": me.ns, "agent": me.agent, "memory": memory_id})
+    if not rows or not rows[0]["owns"]:
+        raise InvalidInput(f"{me.agent} does not own memory {memory_id!r}; an agent curates "
+                           "only its own memories")
 
 
 def owners_of(memory, me: Identity, text: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -49,6 +49,15 @@ async def session_checks(params) -> dict:
         seen["stats"] = structured(await client.call_tool("stats", {}))
         seen["count"] = structured(await client.call_tool(
             "cypher", {"query": "MATCH (m:Memory {ns: $ns}) RETURN count(m) AS n"}))
+        launch = seen["recall"][0]["memory_id"]
+        seen["forget"] = structured(await client.call_tool(
+            "curate", {"memory_id": launch, "action": "forget"}))
+        seen["after_forget"] = structured(await client.call_tool(
+            "recall", {"query": "When is the launch?"}))
+        seen["unforget"] = structured(await client.call_tool(
+            "curate", {"memory_id": launch, "action": "unforget"}))
+        seen["not_mine"] = await client.call_tool(
+            "curate", {"memory_id": "m-not-mine", "action": "pin"})
         me = await client.read_resource("graphmem://me")
         seen["me"] = json.loads(me.contents[0].text)
         agents = await client.read_resource("graphmem://namespaces/default/agents")
@@ -65,7 +74,7 @@ def seen(tmp_path_factory):
 
 
 def test_tools_are_offered_without_an_agent_argument(seen):
-    assert {"remember", "recall", "stats", "who_knew_owners", "who_knew_at",
+    assert {"remember", "recall", "stats", "curate", "correct", "who_knew_owners", "who_knew_at",
             "who_knew_learned_from", "who_knew_shared_most", "cypher"} <= set(seen["tools"])
     for tool in seen["tools"].values():
         assert "agent" not in tool.input_schema.get("properties", {}) or tool.name in (
@@ -89,6 +98,13 @@ def test_a_model_cannot_act_as_another_agent(seen):
     assert not seen["spoof"].is_error
     assert [row["agent"] for row in seen["spoof_owners"]] == ["ada"]
     assert [a["agent"] for a in seen["agents"]] == ["ada"]
+
+
+def test_an_agent_curates_its_own_memories_only(seen):
+    assert seen["forget"] == {"memory_id": seen["recall"][0]["memory_id"], "done": "forget"}
+    assert all("launch" not in h["text"] for h in seen["after_forget"])
+    assert seen["unforget"]["done"] == "unforget"
+    assert seen["not_mine"].is_error and "does not own" in seen["not_mine"].content[0].text
 
 
 def test_bad_input_and_writes_are_refused_with_the_reason(seen):
