@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import deque
 from contextlib import contextmanager
 from difflib import get_close_matches
 from functools import partial, wraps
@@ -38,6 +39,8 @@ from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
 
 
+#: items in an agent's working-memory buffer (the brain-inspired paper's capacity)
+WORKING_MEMORY = 10
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -83,6 +86,8 @@ class MemoryGraph:
         self._amplification = Amplification()
         self._curator = Curator(store, self._queries, self._views, self._embedder.embed)
         self._lock = threading.RLock()
+        #: (ns, agent) -> the last WORKING_MEMORY memories the agent deposited or recalled
+        self._working: dict[tuple[str, str], deque[str]] = {}
         recorded = self.query("admin/embedding_model",
                               {"name": self._embedder.name, "now": now_ms()}, write=True)[0]
         if recorded["name"] != self._embedder.name and not adopt_embedder:
@@ -192,7 +197,8 @@ class MemoryGraph:
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS,
-                 via: str | None = None, context: str | None = None) -> RememberResult:
+                 via: str | None = None, context: str | None = None,
+                 kind: str = "episodic") -> RememberResult:
         """Deposit what ``agent`` remembers; equivalent memories are merged, not copied.
 
         ``witnesses`` were present and come to own the memory too; ``told_by`` is the
@@ -201,11 +207,15 @@ class MemoryGraph:
         answers or follows (the previous turn of a conversation): it is indexed for
         search with the new memories ("I've had them for 3 years" is found by a question
         about turtles) and never remembered as a statement. Applied in one transaction;
-        returns what happened to each atom.
+        returns what happened to each atom. ``kind`` is ``episodic`` (default) or
+        ``procedural`` (how to do something, a tool's result).
         """
-        return self._writer.remember(agent=agent, text=text, witnesses=witnesses,
-                                    told_by=told_by, at=parse_at(at), place=place,
-                                    domain=domain, ns=ns, via=via, context=context)
+        result = self._writer.remember(agent=agent, text=text, witnesses=witnesses,
+                                       told_by=told_by, at=parse_at(at), place=place,
+                                       domain=domain, ns=ns, via=via, context=context,
+                                       kind=kind)
+        self._attend(ns, agent, result.memory_ids)
+        return result
 
     @_one_at_a_time
     def remember_many(self, deposits: Sequence[Mapping[str, Any]], *,
@@ -270,6 +280,7 @@ class MemoryGraph:
                                                 self._embedder.embed).items() if a == agent}
         scores = utilities(view, [h.memory_id for h in hits], tasks, settings, now_ms())
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
+        self._attend(ns, agent, [h.memory_id for h in hits])
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
@@ -451,6 +462,18 @@ class MemoryGraph:
         sources leave recall but stay, linked by CONSOLIDATED_FROM. Returns its id."""
         return self._curator.consolidate(memory_ids, by=by, ns=ns)
 
+    def working_memory(self, agent: str, *, ns: str = DEFAULT_NS) -> list[str]:
+        """The last memories (at most WORKING_MEMORY, newest last) ``agent`` deposited or
+        recalled through this handle: the prefrontal buffer of the brain-inspired design."""
+        return list(self._working.get((ns, agent), ()))
+
+    def _attend(self, ns: str, agent: str, memory_ids: Sequence[str]) -> None:
+        buffer = self._working.setdefault((ns, agent), deque(maxlen=WORKING_MEMORY))
+        for mid in memory_ids:
+            if mid in buffer:
+                buffer.remove(mid)
+            buffer.append(mid)
+
     # -- Intelligent Decay (graphmem.lifecycle.decay) ---------------------------------
 
     def set_task(self, agent: str, task: str, *, ns: str = DEFAULT_NS) -> None:
@@ -489,7 +512,9 @@ class MemoryGraph:
                           now=to_epoch_ms(when) if when is not None else None)
         return {"ns": ns, "scored": report.scored, "below_threshold": report.below_threshold,
                 "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
-                "pruned": report.pruned}
+                "pruned": report.pruned, "promoted": report.promoted,
+                "over_capacity": report.over_capacity,
+                "reconsolidated": report.reconsolidated}
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

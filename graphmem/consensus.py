@@ -43,6 +43,7 @@ class _Pending:
     t: int | None = None
     span: dict | None = None
     mentions: dict = field(default_factory=dict)  # entity id -> Mention
+    salience: Any = None  # graphmem.salience.Salience of a new memory, when tagged
 
 
 @dataclass
@@ -62,7 +63,8 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  view: NamespaceView, *, judge: Judge, canonical: Canonicaliser,
                  meanings: Sequence[Any] | None = None,
                  now_ms: int, config: WriteConfig = DEFAULT_WRITE, merge: bool = True,
-                 link: bool = True) -> Plan:
+                 link: bool = True,
+                 salience: Callable[..., Any] | None = None) -> Plan:
     """Decide, for each atom, whether it merges into a memory or becomes a new one.
 
     ``merge=False`` and ``link=False`` give the designs the papers compare against:
@@ -83,6 +85,8 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             mid = new_id("m")
             pending[mid] = _Pending(mid, atom, [atom], [deposit.agent], vector, True,
                                     **_when(meaning, deposit_t))
+            if salience is not None:
+                pending[mid].salience = salience(atom, nearest_similarity=similarity)
             _add_mentions(pending[mid], meaning)
             plan.outcomes.append(AtomOutcome(text=atom, memory_id=mid, action="created",
                                              contradicts=conflicts, reason=reason))
@@ -131,7 +135,8 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
             return mid, similarity, conflicts, equivalent.reason
         if any(v.kind == "contradiction" for v in verdicts):
             conflicts.append(mid)
-    return None, 0.0, conflicts, ""
+    # created: the nearest memory's similarity (how novel the statement is)
+    return None, max(scored.values(), default=0.0), conflicts, ""
 
 
 def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
@@ -264,7 +269,9 @@ def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
         "new": [{"id": p.id, "embedding": [float(x) for x in p.vector],
                  "props": {"text": p.text, "variants": p.variants, "asserted_by": p.asserted_by,
                            "pos": pos,
-                           "kind": "episodic", "t": p.t, "recorded_at": now_ms,
+                           "kind": deposit.kind, "t": p.t, "recorded_at": now_ms,
+                           **({"salience": p.salience.score,
+                               "salience_tags": list(p.salience.tags)} if p.salience else {}),
                            "place": deposit.place, "domain": deposit.domain,
                            "context": deposit.context or None,
                            "forgotten": False, "pinned": False, **(p.span or {})}}

@@ -93,6 +93,9 @@ class Deposit(BaseModel):
     domain: str | None = None
     ns: NamespaceId = DEFAULT_NS
     via: Via | None = None
+    #: episodic (what happened, the default) or procedural (how to do something, a tool's
+    #: result); semantic facts come from consolidation, not deposits
+    kind: Literal["episodic", "procedural"] = "episodic"
     #: what the deposit answers or follows (the previous turn of a conversation): indexed
     #: for search with the deposit's statements, never remembered as one
     context: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)

@@ -42,6 +42,7 @@ class MemoryRecord:
     pinned: bool = False
     recorded_at: int | None = None  # when the system learned it (epoch ms)
     kind: str = "episodic"
+    salience: float = 0.0
     valid_until: int | None = None  # a later claim replaced this one from then on
     superseded_by: str | None = None
     mentions: set[str] = field(default_factory=set)  # entity ids
@@ -145,6 +146,7 @@ class NamespaceView:
         record.pinned = bool(row.get("pinned"))
         record.recorded_at = row.get("recorded_at")
         record.kind = row.get("kind") or "episodic"
+        record.salience = float(row.get("salience") or 0.0)
         record.valid_until = row.get("valid_until")
         record.superseded_by = row.get("superseded_by")
         record.context = row.get("context")

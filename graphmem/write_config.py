@@ -7,6 +7,8 @@
     episode_gap_ms    a deposit at the same place within this much world time of the
                       depositor's previous one continues that episode, and they are linked
     annotate          extract entities and times on write (MENTIONS, StoryArc)
+    salience          tag each new memory's salience (graphmem.salience; slows its decay,
+                      does not change recall)
     max_attempts      plans applied before giving up when other writers keep moving
                       the namespace (then ``WriteConflict``)
     backoff_ms        the random pause after the n-th failed attempt is at most n times this
@@ -31,6 +33,7 @@ class WriteConfig(BaseModel):
     contradiction_floor: float = Field(DEFAULT_CONTRADICTION_FLOOR, ge=0.0, le=1.0)
     episode_gap_ms: int = Field(60 * 60 * 1000, ge=0)
     annotate: bool = True
+    salience: bool = True
     max_attempts: int = Field(60, gt=0)
     backoff_ms: float = Field(2.0, ge=0.0)
 

@@ -14,6 +14,7 @@ from graphmem.designs import CONSENSUS, Design
 from graphmem.errors import InvalidInput
 from graphmem.models import AGENT_KINDS, Deposit, RememberResult, validate_deposit
 from graphmem.retry import retry_moved_version
+from graphmem.salience import SalienceTagger
 from graphmem.statements import UnmergeRows
 from graphmem.text.annotate import AtomMeaning, annotate_atoms
 from graphmem.text.nlp import Parser
@@ -38,6 +39,7 @@ class Writer:
         self._judge = judge
         self._canonical = canonical
         self._parser = parser
+        self._salience = SalienceTagger()
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
@@ -104,7 +106,8 @@ class Writer:
             plan = plan_deposit(deposit, atoms, vectors, current, judge=self._judge,
                                 canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
                                 config=self.config, merge=self.design.merge,
-                                link=self.design.link)
+                                link=self.design.link,
+                                salience=self._salience if self.config.salience else None)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
             self.store.note_version(deposit.ns, current.version + 1)

@@ -91,6 +91,10 @@ class Curator:
         self._guarded(ns, query, {"memory": memory_id, "by": by, "act": act,
                                   "op": new_id("op"), **extra})
 
+    def run(self, ns: str, query: str, params: dict[str, Any]) -> None:
+        """Any guarded lifecycle statement (``query`` takes ns, expected, seq, now)."""
+        self._guarded(ns, query, params)
+
     def _guarded(self, ns: str, query: str, params: dict[str, Any]) -> None:
         def attempt(n: int) -> bool | None:
             state = self._views.state(ns)

@@ -1,7 +1,8 @@
 """Intelligent Decay: each memory's utility S = αR + βE + γU, and the maintenance that
 consolidates or prunes what falls below the namespace's threshold.
 
-    R  recency: exp(-ln 2 · age / half-life), age since the system learned it
+    R  recency: exp(-ln 2 · age / half-life), age since the system learned it; a salient
+       memory's half-life is longer, by (1 + salience)
     E  relevance: cosine similarity to the current task of the memory's owners (the best
        owner's; ``set_task``), 0 when no owner has a task
     U  human utility: 1 pinned, 0 forgotten, 0.5 otherwise
@@ -39,6 +40,18 @@ class DecaySettings(BaseModel):
     half_life_days: float = Field(30.0, gt=0)
     threshold: float = Field(0.3, ge=0, le=1)
     cluster_similarity: float = Field(0.6, ge=0, le=1)
+    #: an episodic memory owned by this many agents, current and undisputed, is promoted
+    #: to a semantic fact (frequent, high-confidence)
+    promote_owners: int = Field(3, ge=2)
+    #: λ: how far one piece of retrieved evidence moves a semantic fact's strength
+    reconsolidation_rate: float = Field(0.2, gt=0, le=1)
+    #: per-kind budgets (episodic, semantic, procedural); beyond one, the lowest-utility
+    #: memories of that kind are pruned. Empty: no budgets (PAPER_CAPACITIES: the paper's)
+    capacities: dict[str, int] = Field(default_factory=dict)
+
+
+#: the brain-inspired paper's component capacities, for the kinds graphmem stores
+PAPER_CAPACITIES = {"episodic": 20_000, "semantic": 70_000, "procedural": 500}
 
 
 @dataclass(frozen=True)
@@ -62,7 +75,7 @@ def human_utility(record: MemoryRecord) -> float:
 def recency(record: MemoryRecord, now_ms: int, half_life_days: float) -> float:
     learned = record.recorded_at if record.recorded_at is not None else now_ms
     age_days = max(0, now_ms - learned) / DAY_MS
-    return math.exp(-math.log(2) * age_days / half_life_days)
+    return math.exp(-math.log(2) * age_days / (half_life_days * (1 + record.salience)))
 
 
 def utilities(view: NamespaceView, ids: list[str], task_vectors: dict[str, np.ndarray],
@@ -88,14 +101,19 @@ class MaintenanceReport:
     pinned_kept: int = 0
     consolidated: list[dict] = field(default_factory=list)  # {fact, sources}
     pruned: list[str] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
+    over_capacity: list[str] = field(default_factory=list)
+    reconsolidated: dict[str, float] = field(default_factory=dict)  # fact -> strength
 
 
 def plan_maintenance(view: NamespaceView, scores: dict[str, Utility],
                      settings: DecaySettings) -> tuple[list[list[str]], list[str]]:
     """Groups to consolidate and memories to prune, from the scores (pinned and
     forgotten memories are never chosen)."""
+    # semantic facts are what consolidation keeps: only capacities prune them
     low = [m for m, u in scores.items() if u.s < settings.threshold
-           and not view.records[m].pinned and not view.records[m].forgotten]
+           and not view.records[m].pinned and not view.records[m].forgotten
+           and view.records[m].kind != "semantic"]
     low.sort(key=lambda m: view.records[m].row)
     left = set(low)
     groups, pruned = [], []
@@ -118,3 +136,53 @@ def plan_maintenance(view: NamespaceView, scores: dict[str, Utility],
         else:
             pruned.extend(group)
     return groups, pruned
+
+
+def promotions(view: NamespaceView, settings: DecaySettings) -> list[str]:
+    """Episodic memories known to many agents, current and undisputed: promoted."""
+    return [m for m, r in view.records.items()
+            if r.kind == "episodic" and not r.forgotten and len(r.owners) >=
+            settings.promote_owners and r.valid_until is None and not r.conflicts]
+
+
+def over_capacity(view: NamespaceView, scores: dict[str, Utility],
+                  settings: DecaySettings) -> list[str]:
+    """Beyond each kind's budget, its lowest-utility memories (pinned ones never)."""
+    chosen: list[str] = []
+    for kind, budget in settings.capacities.items():
+        live = [m for m in scores if view.records[m].kind == kind]
+        excess = len(live) - budget
+        if excess > 0:
+            prunable = sorted((m for m in live if not view.records[m].pinned),
+                              key=lambda m: (scores[m].s, view.records[m].row))
+            chosen.extend(prunable[:excess])
+    return chosen
+
+
+def reconsolidate(strength: float, evidence: list[float], rate: float) -> float:
+    """A semantic fact's strength after each piece of evidence in turn (1 supports it,
+    0 contradicts it): an exponential moving average that damps a single noisy one."""
+    for value in evidence:
+        strength = (1 - rate) * strength + rate * value
+    return strength
+
+
+def evidence_for(view: NamespaceView, fact: str, since: int,
+                 settings: DecaySettings) -> list[float]:
+    """Episodic memories the fact's owners learned after ``since``, in order: 1 for one
+    alike (cosine >= cluster_similarity), 0 for one that contradicts it."""
+    record = view.records[fact]
+    # the nearest memories and the contradicting ones: a scan per fact, not a pair loop
+    candidates = {m for m, _ in view.nearest(view.vector(fact), 50)} | record.conflicts
+    found = []
+    for mid in candidates:
+        other = view.records[mid]
+        if mid == fact or other.kind != "episodic" or other.forgotten:
+            continue
+        if (other.recorded_at or 0) <= since or not (other.owners.keys() & record.owners.keys()):
+            continue
+        if mid in record.conflicts:
+            found.append(((other.recorded_at or 0), 0.0))
+        elif float(view.vector(mid) @ view.vector(fact)) >= settings.cluster_similarity:
+            found.append(((other.recorded_at or 0), 1.0))
+    return [value for _, value in sorted(found)]

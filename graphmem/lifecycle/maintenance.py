@@ -11,7 +11,8 @@ import numpy as np
 from graphmem.consensus import new_id
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.decay import (MAINTENANCE, DecaySettings, MaintenanceReport,
-                                      plan_maintenance, utilities)
+                                      evidence_for, over_capacity, plan_maintenance,
+                                      promotions, reconsolidate, utilities)
 from graphmem.queries import Queries
 from graphmem.store.base import Store
 from graphmem.views import Views, now_ms
@@ -46,13 +47,37 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
     for lo in range(0, len(rows), SCORE_BATCH):
         store.write(queries["lifecycle/record_scores"],
                     {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
-    groups, pruned = plan_maintenance(view, scores, settings)
     report = MaintenanceReport(
         scored=len(scores), pinned_kept=sum(view.records[m].pinned for m in ids),
         below_threshold=sum(u.s < settings.threshold for u in scores.values()))
+    # reconsolidation first: the facts as they stood before this pass's new ones
+    strengths = []
+    for row in store.read(queries["lifecycle/fact_strengths"], {"ns": ns}):
+        if row["id"] in view.records:
+            evidence = evidence_for(view, row["id"], int(row["since"]), settings)
+            if evidence:
+                strength = reconsolidate(float(row["strength"]), evidence,
+                                         settings.reconsolidation_rate)
+                strengths.append({"id": row["id"], "strength": strength})
+                report.reconsolidated[row["id"]] = round(strength, 4)
+    if strengths:
+        store.write(queries["lifecycle/set_strengths"],
+                    {"ns": ns, "rows": strengths, "now": now})
+    report.promoted = promotions(view, settings)
+    if report.promoted:
+        curator.run(ns, "lifecycle/promote", {"memories": report.promoted, "by": MAINTENANCE,
+                                              "op": new_id("op")})
+    groups, pruned = plan_maintenance(view, scores, settings)
+    promoted = set(report.promoted)
+    groups = [g for g in groups if not promoted & set(g)]
+    pruned = [m for m in pruned if m not in promoted]
     for group in groups:
         fact = curator.consolidate(group, by=MAINTENANCE, ns=ns)
         report.consolidated.append({"fact": fact, "sources": group})
+    consolidated = {m for g in groups for m in g}
+    left = {m: u for m, u in scores.items() if m not in consolidated and m not in pruned}
+    report.over_capacity = over_capacity(view, left, settings)
+    pruned = [*pruned, *report.over_capacity]
     if pruned:
         curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"))
         report.pruned = pruned
