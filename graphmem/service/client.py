@@ -104,11 +104,11 @@ class _Methods:
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS, via: str | None = None,
-                 context: str | None = None) -> RememberResult:
+                 context: str | None = None, kind: str = "episodic") -> RememberResult:
         """Deposit what ``agent`` remembers (see ``MemoryGraph.remember``)."""
         body = {"agent": agent, "text": text, "witnesses": list(witnesses),
                 "told_by": told_by, "at": _when(at), "place": place, "domain": domain,
-                "ns": ns, "via": via, "context": context}
+                "ns": ns, "via": via, "context": context, "kind": kind}
         return self._call(_Request("POST", "/remember", body, write=True,
                                    parse=RememberResult.model_validate))
 
@@ -174,6 +174,10 @@ class _Methods:
         return self._call(_Request("POST", "/curation/consolidate",
                                    {"memory_ids": list(memory_ids), "by": by, "ns": ns},
                                    write=True, parse=lambda d: d["memory_id"]))
+
+    def working_memory(self, agent: str, *, ns: str = DEFAULT_NS) -> list[str]:
+        """The last memories ``agent`` deposited or recalled through the service."""
+        return self._call(_Request("POST", "/decay/working_memory", {"agent": agent, "ns": ns}))
 
     def set_task(self, agent: str, task: str, *, ns: str = DEFAULT_NS) -> None:
         """What ``agent`` works on now: memories relevant to it score higher."""

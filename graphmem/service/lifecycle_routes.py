@@ -38,6 +38,11 @@ def add_lifecycle_routes(app: FastAPI, graph: Any, once: Once) -> None:
                                                                ns=body.ns))
         return {"memory_id": new_id}
 
+    @app.post(f"{wire.API_PREFIX}/decay/working_memory", tags=["decay"])
+    def working_memory(body: wire.AgentNsRequest) -> list[str]:
+        """The last memories an agent deposited or recalled through this service."""
+        return graph.working_memory(body.agent, ns=body.ns)
+
     @app.post(f"{wire.API_PREFIX}/decay/task", tags=["decay"])
     async def set_task(body: wire.TaskRequest, request: Request) -> dict[str, str]:
         """What an agent works on now: memories relevant to it score higher."""

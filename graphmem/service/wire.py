@@ -37,6 +37,7 @@ class RememberRequest(BaseModel):
     ns: str = DEFAULT_NS
     via: str | None = None
     context: str | None = None
+    kind: str = "episodic"
 
 
 class RememberManyRequest(BaseModel):
@@ -201,6 +202,11 @@ class ConsolidateRequest(BaseModel):
 class TaskRequest(BaseModel):
     agent: str
     task: str
+    ns: str = DEFAULT_NS
+
+
+class AgentNsRequest(BaseModel):
+    agent: str
     ns: str = DEFAULT_NS
 
 

@@ -167,6 +167,10 @@ def test_curation_and_decay_through_the_service(client):
     assert corrected != first
     assert client.recall("ada", "Which door sticks?", ns=ns)[0].text == \
         "The east door sticks in wet weather."
+    assert corrected in client.working_memory("ada", ns=ns)
+    how_to = client.remember("ada", "To open the east door, lift the handle first.", ns=ns,
+                             kind="procedural")
+    assert how_to.atoms[0].action == "created"
     client.set_task("ada", "fixing doors", ns=ns)
     settings = client.set_decay(ns=ns, threshold=0.2)
     assert isinstance(settings, DecaySettings) and settings.threshold == 0.2
