@@ -25,3 +25,12 @@ __all__ = [
     "StoreError", "StoreUnavailable", "WriteConfig", "WriteConflict", "preset",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # The service's clients load httpx only when asked for (graphmem.Client).
+    if name in ("Client", "AsyncClient"):
+        from graphmem.service import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'graphmem' has no attribute {name!r}")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from graphmem.api import MemoryGraph
 from graphmem.errors import GraphmemError
+from graphmem.service.client import Client
 
 
 class _Group(click.Group):
@@ -37,6 +39,10 @@ def cli(ctx: click.Context, uri: str | None, data_dir: str | None) -> None:
 
 
 def open_graph(ctx: click.Context, **options: Any) -> MemoryGraph:
-    """Open the MemoryGraph the global options name."""
+    """Open the MemoryGraph the global options name; with GRAPHMEM_SERVER set (and no
+    options), a client of that service instead: the same methods, no model loaded here."""
+    if os.environ.get("GRAPHMEM_SERVER") and not options:
+        # typed as a MemoryGraph for the commands: the client has every method they call
+        return cast(MemoryGraph, Client.from_env())
     obj = ctx.find_root().obj
     return MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"], **options)

@@ -78,13 +78,14 @@ class Curator:
         vectors = np.stack([view.vector(m) for m in ids])
         variants = list(dict.fromkeys(v for r in records for v in (r.variants or [r.text])))
         text = _checked_text(self._summarise([r.text for r in records], vectors))
-        params = {"new": new_id("m"), "text": text, "variants": variants,
+        fact = new_id("m")
+        params: dict[str, Any] = {"new": fact, "text": text, "variants": variants,
                   "asserted_by": list(dict.fromkeys(a for r in records for a in r.asserted_by)),
                   "t": max((r.t for r in records if r.t is not None), default=now_ms()),
                   "embedding": [float(x) for x in self._embed([text])[0]],
                   "sources": ids, "payload": json.dumps({"sources": ids})}
         self._guarded(ns, "curation/consolidate", {**params, "by": by, "op": new_id("op")})
-        return params["new"]
+        return fact
 
     def _act(self, query: str, act: str, memory_id: str, by: str, ns: str,
              extra: dict[str, Any]) -> None:
