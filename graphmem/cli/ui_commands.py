@@ -4,6 +4,7 @@ token in the printed URL, until Ctrl-C."""
 from __future__ import annotations
 
 import getpass
+import signal
 
 import click
 
@@ -11,6 +12,10 @@ from graphmem.cli.app import cli, open_graph
 from graphmem.cli.memory_commands import ns_option
 from graphmem.ui import Timeline, serve
 from graphmem.ui.timeline import MAX_PAGE_SIZE, PAGE_SIZE
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # a polite kill closes the store like Ctrl-C does
 
 
 def _os_user() -> str:
@@ -33,7 +38,7 @@ def _os_user() -> str:
 @click.pass_context
 def ui(ctx: click.Context, ns: str, port: int, agent: str | None, by: str | None,
        page_size: int) -> None:
-    """Serve the timeline of NS's memories in a browser: each memory's utility
+    """Serve the timeline of a namespace's memories in a browser: each memory's utility
     (S = αR + βE + γU), owners, conflicts and supersession, with Retain, Forget and
     Consolidate. Only this machine can reach it, with the token in the printed URL."""
     with open_graph(ctx) as g:
@@ -41,6 +46,7 @@ def ui(ctx: click.Context, ns: str, port: int, agent: str | None, by: str | None
                        page_size=page_size)
         click.echo(f"graphmem timeline of {ns!r}: open {server.url}")
         click.echo("(the token in the URL is the key; Ctrl-C stops the server)")
+        signal.signal(signal.SIGTERM, _stop)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

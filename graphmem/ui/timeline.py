@@ -12,7 +12,6 @@ import json
 import math
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, cast
@@ -149,14 +148,16 @@ class Timeline:
 
     # -- acting ---------------------------------------------------------------------
 
-    def act(self, action: str, memory_id: str, *, by: str) -> None:
-        """``pin``, ``unpin``, ``forget`` or ``unforget`` one memory, as ``by``."""
+    def act(self, action: object, memory_id: object, *, by: object) -> None:
+        """``pin``, ``unpin``, ``forget`` or ``unforget`` one memory, as ``by`` (the
+        values as a request brought them: checked here)."""
         if not isinstance(action, str) or action not in ACTS:
             raise InvalidInput(f"unknown action {action!r}; expected one of {sorted(ACTS)}")
+        memory_id, by = check_identifier(memory_id, "id"), check_identifier(by, "by")
         with self._lock:
             ACTS[action](self.graph, memory_id, by=by, ns=self.ns)
 
-    def preview(self, memory_ids: Sequence[str]) -> dict[str, Any]:
+    def preview(self, memory_ids: object) -> dict[str, Any]:
         """What consolidating ``memory_ids`` would make: the fact's text (the statement
         ``MemoryGraph.consolidate`` keeps), its owners and time; writes nothing."""
         ids = self._distinct_ids(memory_ids)
@@ -174,13 +175,13 @@ class Timeline:
                 "owners": sorted({o for r in chosen for o in r["owners"]}),
                 "t": iso(max(times)) if times else None}
 
-    def consolidate(self, memory_ids: Sequence[str], *, by: str) -> str:
-        ids = self._distinct_ids(memory_ids)
+    def consolidate(self, memory_ids: object, *, by: object) -> str:
+        ids, by = self._distinct_ids(memory_ids), check_identifier(by, "by")
         with self._lock:
             return self.graph.consolidate(ids, by=by, ns=self.ns)
 
     @staticmethod
-    def _distinct_ids(memory_ids: Sequence[str]) -> list[str]:
+    def _distinct_ids(memory_ids: object) -> list[str]:
         if not isinstance(memory_ids, (list, tuple)):
             raise InvalidInput("memory_ids must be a list of memory ids")
         ids = list(dict.fromkeys(check_identifier(m, "memory_ids[]") for m in memory_ids))

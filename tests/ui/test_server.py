@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from graphmem import MemoryGraph
 
 
@@ -41,18 +44,32 @@ def test_the_page_carries_the_token_and_the_actor(client):
     assert f'data-token="{client.token}"' in page and 'data-by="tester"' in page
 
 
-def test_pages_are_in_time_order_and_cover_every_memory_once(client):
+def test_the_server_listens_on_the_loopback_address_only(server):
+    assert server.httpd.server_address[0] == "127.0.0.1"
+    assert server.url.startswith(f"http://127.0.0.1:{server.port}/?token=")
+
+
+def test_the_whole_timeline_is_in_time_order(client):
     whole = items(client)
     assert len(whole) >= 6  # seven deposits; the two about running may merge
     assert [i["t"] for i in whole] == sorted(i["t"] for i in whole)
-    first = client.json("GET", "/api/page?size=3&page=1")
-    assert first["pages"] == -(-first["total"] // 3) and len(first["items"]) == 3
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(size=st.integers(1, 9), beyond=st.integers(1, 5))
+def test_pages_of_any_size_cover_the_timeline_once_in_order(client, size, beyond):
+    whole = [i["id"] for i in items(client)]
+    first = client.json("GET", f"/api/page?size={size}&page=1")
+    assert first["total"] == len(whole) and first["pages"] == -(-len(whole) // size)
     seen = []
     for page in range(1, first["pages"] + 1):
-        seen += [i["id"] for i in items(client, size=3, page=page)]
-    assert seen == [i["id"] for i in whole]
-    past = client.json("GET", f"/api/page?size=3&page={first['pages'] + 5}")
-    assert past["page"] == first["pages"]
+        got = items(client, size=size, page=page)
+        assert 1 <= len(got) <= size
+        seen += [i["id"] for i in got]
+    assert seen == whole
+    past = client.json("GET", f"/api/page?size={size}&page={first['pages'] + beyond}")
+    assert past["page"] == first["pages"]  # past the end: the last page
 
 
 def test_each_memory_shows_its_utility_owners_and_supersession(client):

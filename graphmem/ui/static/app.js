@@ -43,6 +43,14 @@ function by() {
   return name;
 }
 
+// "2024-02-01T00:00:00+00:00" -> "2024-02-01"; with a time of day -> "2024-02-01 14:30 UTC"
+function day(iso) {
+  if (!iso) return "?";
+  const [date, rest] = iso.split("T");
+  const time = rest.replace("+00:00", "").slice(0, 5);
+  return time === "00:00" ? date : `${date} ${time} UTC`;
+}
+
 function meter(utility) {
   const bar = el("meter", { min: 0, max: 1, value: utility.S, className: "decay" });
   bar.setAttribute("aria-label", `utility S ${utility.S}`);
@@ -70,7 +78,8 @@ function node(item) {
     if (pick.checked) state.selected.add(item.id); else state.selected.delete(item.id);
     updateSelection();
   });
-  const when = el("time", { textContent: item.t || `learned ${item.recorded_at || "?"}` });
+  const when = el("time", { textContent: item.t ? day(item.t) : `learned ${day(item.recorded_at)}`,
+                            dateTime: item.t || item.recorded_at || "" });
   const text = el(item.forgotten ? "s" : "span", { className: "text", textContent: item.text });
   const badges = el("span", { className: "badges" },
     el("span", { className: `badge ${item.status}`, textContent: item.status }),
@@ -81,7 +90,7 @@ function node(item) {
     el("li", { textContent: `owners: ${item.owners.join(", ") || "none"}` }));
   if (item.superseded_by) {
     facts.append(el("li", { textContent: `superseded by ${item.superseded_by}` +
-      (item.valid_until ? ` from ${item.valid_until}` : "") }));
+      (item.valid_until ? ` from ${day(item.valid_until)}` : "") }));
   }
   for (const c of item.conflicts) {
     facts.append(el("li", { textContent: `conflicts with: ${c.text}` }));
