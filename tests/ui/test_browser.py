@@ -96,8 +96,10 @@ def test_a_person_curates_the_timeline_in_a_browser(browser, server, graph, tmp_
     settled(before)
     assert node("VS Code").find_elements(By.CSS_SELECTOR, "s.text")  # struck through
     browser.save_screenshot(str(shots / "2-forgotten.png"))
+    undo = browser.switch_to.active_element  # the focus waits on the undo button
+    assert undo.get_attribute("data-action") == "unforget"
     before = loaded()
-    button("VS Code", "unforget").send_keys(Keys.ENTER)
+    undo.send_keys(Keys.ENTER)
     settled(before)
     assert not node("VS Code").find_elements(By.CSS_SELECTOR, "s.text")
 

@@ -114,7 +114,10 @@ function updateSelection() {
   button.disabled = state.selected.size < 2;
 }
 
-async function load(focusId) {
+const UNDO = { pin: "unpin", unpin: "pin", forget: "unforget", unforget: "forget" };
+
+// focusId/focusAction: after an act, the keyboard focus lands on the button that undoes it
+async function load(focusId, focusAction) {
   const query = new URLSearchParams({ page: state.page, size: state.size, agent: state.agent });
   try {
     const data = await call("GET", `/api/page?${query}`);
@@ -130,7 +133,8 @@ async function load(focusId) {
     history.replaceState(null, "", url);
     body.dataset.loaded = String(Date.now());
     if (focusId) {
-      const again = document.querySelector(`li[data-id="${CSS.escape(focusId)}"] .actions button`);
+      const again = document.querySelector(
+        `li[data-id="${CSS.escape(focusId)}"] button[data-action="${focusAction}"]`);
       if (again) again.focus();
     }
   } catch (error) {
@@ -142,7 +146,7 @@ async function act(action, id) {
   try {
     await call("POST", "/api/act", { action, id, by: by() });
     say(`${action}: done`);
-    await load(id);
+    await load(id, UNDO[action]);
   } catch (error) {
     say(`${action} failed: ${error.message}`);
   }
