@@ -10,7 +10,7 @@ page of the timeline from the store (``timeline``). It may import the public
 functions of ``graphmem.lifecycle.decay`` and ``summarise.central_statement`` (so the page
 shows the figures and the consolidated text the API computes, not a copy of their rules),
 ``graphmem.retrieval.validity.status_of`` (the same status a recall hit carries), and
-``graphmem.errors`` / ``graphmem.models``. Nothing in the core imports it. Standard
+``graphmem.errors`` / ``graphmem.models`` (and ``graphmem.view`` for a type name). Nothing in the core imports it. Standard
 library HTTP server only: no build step, no extra runtime dependency.
 """
 
