@@ -4,12 +4,14 @@ token in the printed URL, until Ctrl-C."""
 from __future__ import annotations
 
 import getpass
+import os
 import signal
 
 import click
 
 from graphmem.cli.app import cli, open_graph
 from graphmem.cli.memory_commands import ns_option
+from graphmem.configured import llm_roles
 from graphmem.ui import Timeline, serve
 from graphmem.ui.timeline import MAX_PAGE_SIZE, PAGE_SIZE
 
@@ -42,7 +44,9 @@ def ui(ctx: click.Context, ns: str, port: int, agent: str | None, by: str | None
     (S = αR + βE + γU), owners, conflicts and supersession, with Retain, Forget and
     Consolidate. Only this machine can reach it, with the token in the printed URL."""
     with open_graph(ctx) as g:
-        server = serve(Timeline(g, ns=ns), port=port, by=by or _os_user(), agent=agent,
+        model_summary = bool(os.environ.get("GRAPHMEM_LLM", "").strip()) and \
+            "consolidate" in llm_roles()
+        server = serve(Timeline(g, ns=ns, model_summary=model_summary), port=port, by=by or _os_user(), agent=agent,
                        page_size=page_size)
         click.echo(f"graphmem timeline of {ns!r}: open {server.url}")
         click.echo("(the token in the URL is the key; Ctrl-C stops the server)")

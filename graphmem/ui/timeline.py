@@ -12,7 +12,6 @@ import json
 import math
 import threading
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, cast
 
@@ -24,7 +23,7 @@ from graphmem.lifecycle.decay import DecaySettings, utilities
 from graphmem.lifecycle.summarise import central_statement
 from graphmem.models import check_identifier
 from graphmem.retrieval.validity import status_of
-from graphmem.view import NamespaceView
+from graphmem.view import MemoryRecord, NamespaceView
 
 PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
@@ -33,25 +32,12 @@ ACTS = {"pin": MemoryGraph.pin, "unpin": MemoryGraph.unpin,
         "forget": MemoryGraph.forget, "unforget": MemoryGraph.unforget}
 
 
-@dataclass
-class _Record:
-    """What the scoring and status functions read of one memory."""
-
-    id: str
-    owners: dict[str, str] = field(default_factory=dict)
-    recorded_at: int | None = None
-    pinned: bool = False
-    forgotten: bool = False
-    valid_until: int | None = None
-    superseded_by: str | None = None
-    conflicts: set[str] = field(default_factory=set)
-
-
 class _PageView:
     """The part of a namespace view that ``utilities`` and ``status_of`` use, holding
     only one page's memories (and the claims they conflict with)."""
 
-    def __init__(self, records: dict[str, _Record], vectors: dict[str, np.ndarray]) -> None:
+    def __init__(self, records: dict[str, MemoryRecord],
+                 vectors: dict[str, np.ndarray]) -> None:
         self.records = records
         self._vectors = vectors
 
@@ -70,8 +56,11 @@ class Timeline:
     """The timeline of one namespace of ``graph`` (one request at a time: the page is
     for a person, and a ``MemoryGraph`` handle's store client is not built for racing)."""
 
-    def __init__(self, graph: MemoryGraph, *, ns: str) -> None:
+    def __init__(self, graph: MemoryGraph, *, ns: str, model_summary: bool = False) -> None:
         self.graph = graph
+        #: the graph consolidates with a chat model's summary (GRAPHMEM_LLM_FOR): the
+        #: preview then shows the extractive wording the model's answer falls back to
+        self.model_summary = model_summary
         self.ns = check_identifier(ns, "ns")
         self._lock = threading.Lock()
 
@@ -103,18 +92,22 @@ class Timeline:
                 "total": total, "items": items}
 
     def _items(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        records, vectors = {}, {}
+        records: dict[str, MemoryRecord] = {}
+        vectors: dict[str, np.ndarray] = {}
         dimension = self.graph.embedder.dimension
-        for row in rows:
+        for i, row in enumerate(rows):
             conflicts = [c for c in row["conflicts"] if c.get("id") is not None]
-            records[row["id"]] = _Record(
-                id=row["id"], owners={o: "" for o in row["owners"]},
-                recorded_at=row["recorded_at"], pinned=bool(row["pinned"]),
-                forgotten=bool(row["forgotten"]), valid_until=row["valid_until"],
-                superseded_by=row["superseded_by"], conflicts={c["id"] for c in conflicts})
+            records[row["id"]] = MemoryRecord(
+                id=row["id"], row=i, text=row["text"], seq=0, t=row["t"],
+                owners={o: "" for o in row["owners"]}, recorded_at=row["recorded_at"],
+                pinned=bool(row["pinned"]), forgotten=bool(row["forgotten"]),
+                kind=row["kind"] or "episodic", valid_until=row["valid_until"],
+                superseded_by=row["superseded_by"], salience=float(row["salience"] or 0.0),
+                conflicts={c["id"] for c in conflicts})
             for c in conflicts:  # status_of reads whether each conflicting claim was replaced
-                records.setdefault(c["id"], _Record(id=c["id"],
-                                                    superseded_by=c["superseded_by"]))
+                records.setdefault(c["id"], MemoryRecord(
+                    id=c["id"], row=-1, text=c["text"] or "", seq=0,
+                    superseded_by=c["superseded_by"]))
             vectors[row["id"]] = (np.asarray(row["embedding"], dtype=np.float32)
                                   if row["embedding"] is not None
                                   else np.zeros(dimension, dtype=np.float32))
@@ -125,7 +118,8 @@ class Timeline:
             "id": row["id"], "text": row["text"], "t": iso(row["t"]),
             "recorded_at": iso(row["recorded_at"]), "kind": row["kind"] or "episodic",
             "pinned": bool(row["pinned"]), "forgotten": bool(row["forgotten"]),
-            "status": status_of(cast(Any, records[row["id"]]), view),
+            "status": status_of(records[row["id"]], view),
+            "salience": records[row["id"]].salience,
             "valid_until": iso(row["valid_until"]), "superseded_by": row["superseded_by"],
             "owners": sorted(row["owners"]),
             "conflicts": [{"id": c["id"], "text": c["text"]} for c in row["conflicts"]
@@ -159,7 +153,8 @@ class Timeline:
 
     def preview(self, memory_ids: object) -> dict[str, Any]:
         """What consolidating ``memory_ids`` would make: the fact's text (the statement
-        ``MemoryGraph.consolidate`` keeps), its owners and time; writes nothing."""
+        ``MemoryGraph.consolidate`` keeps without a chat model), its owners and time;
+        writes nothing."""
         ids = self._distinct_ids(memory_ids)
         with self._lock:
             rows = {r["id"]: r for r in self.graph.query("ui/memories",
@@ -173,7 +168,8 @@ class Timeline:
         return {"text": central_statement([r["text"] for r in chosen], vectors),
                 "sources": [{"id": r["id"], "text": r["text"]} for r in chosen],
                 "owners": sorted({o for r in chosen for o in r["owners"]}),
-                "t": iso(max(times)) if times else None}
+                "t": iso(max(times)) if times else None,
+                "model_summary": self.model_summary}
 
     def consolidate(self, memory_ids: object, *, by: object) -> str:
         ids, by = self._distinct_ids(memory_ids), check_identifier(by, "by")

@@ -17,6 +17,7 @@ WITH m, owners,
 OPTIONAL MATCH (f:Memory)-[:CONSOLIDATED_FROM]->(m)
 RETURN m.id AS id, m.text AS text, m.t AS t, m.recorded_at AS recorded_at, m.kind AS kind,
        m.pinned AS pinned, m.forgotten AS forgotten, m.valid_until AS valid_until,
-       m.superseded_by AS superseded_by, m.embedding AS embedding, owners, conflicts,
+       m.superseded_by AS superseded_by, m.salience AS salience, m.embedding AS embedding,
+       owners, conflicts,
        collect(DISTINCT f.id) AS consolidated_into
 ORDER BY coalesce(t, recorded_at), id

@@ -92,6 +92,9 @@ function node(item) {
     facts.append(el("li", { textContent: `superseded by ${item.superseded_by}` +
       (item.valid_until ? ` from ${day(item.valid_until)}` : "") }));
   }
+  if (item.salience > 0) {
+    facts.append(el("li", { textContent: `salience ${item.salience.toFixed(2)} (decays slower)` }));
+  }
   for (const c of item.conflicts) {
     facts.append(el("li", { textContent: `conflicts with: ${c.text}` }));
   }
@@ -156,6 +159,9 @@ async function preview() {
   try {
     const ids = [...state.selected];
     const data = await call("POST", "/api/preview", { ids });
+    $("preview-lead").textContent = data.model_summary
+      ? "The configured chat model will word the fact; if its answer is unusable it will read:"
+      : "The fact will read:";
     $("preview-text").textContent = data.text;
     $("preview-owners").textContent = data.owners.join(", ") || "nobody";
     $("preview-sources").replaceChildren(...data.sources.map(s => el("li", { textContent: s.text })));
