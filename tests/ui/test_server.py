@@ -152,3 +152,14 @@ def test_a_change_from_another_handle_shows_on_reload(client, store_dir, embedde
         other.set_task("ana", "choosing a code editor")
     again = by_text(client, "VS Code")
     assert again["pinned"] and again["utility"]["U"] == 1.0 and again["utility"]["E"] > 0
+
+
+def test_the_page_scores_a_memory_as_recall_does(client, graph):
+    graph.set_task("ana", "choosing a code editor")
+    hit = next(h for h in graph.recall("ana", "Which editor does Ana use?", k=5)
+               if "VS Code" in h.text)
+    shown = by_text(client, "VS Code")
+    assert shown["status"] == hit.status
+    assert shown["utility"]["E"] > 0
+    for term in ("S", "R", "E", "U"):
+        assert abs(shown["utility"][term] - hit.utility[term]) < 1e-3, term
