@@ -93,7 +93,7 @@ function node(item) {
       (item.valid_until ? ` from ${day(item.valid_until)}` : "") }));
   }
   if (item.salience > 0) {
-    facts.append(el("li", { textContent: `salience ${item.salience.toFixed(2)} (decays slower)` }));
+    facts.append(el("li", { textContent: `salience ${item.salience.toFixed(2)}` }));
   }
   for (const c of item.conflicts) {
     facts.append(el("li", { textContent: `conflicts with: ${c.text}` }));
