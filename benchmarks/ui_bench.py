@@ -10,7 +10,8 @@ serves it with graphmem.ui on 127.0.0.1 and times over HTTP, as the page asks:
   last       the last page of 100, repeated
   first act  the first pin through /api/act, once: the handle's view of the namespace
              loads then (the curation API checks the memory against it) — unless
-             ``--warm``, which does MemoryGraph.warm first, as ``graphmem ui`` does
+             ``--warm``, which does Timeline.prepare first, as ``graphmem ui`` does in
+             the background (the view, and the model when an agent has a task)
   act        a pin then an unpin through /api/act, repeated
   baseline   /api/agents (one tiny query): the cost of a request itself
 
@@ -24,7 +25,7 @@ machine that is slow (about 3 deposits a second at load 20 on 2 cores), so
 one version step): what the timeline reads is the same kind of node, owners and vector.
 
     python benchmarks/ui_bench.py [--n 10000] [--repeat 20] [--data-dir DIR]
-                                  [--fill remember|bulk]
+                                  [--fill remember|bulk] [--warm] [--task TEXT]
 """
 
 from __future__ import annotations
@@ -97,6 +98,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--fill", choices=["remember", "bulk"], default="remember")
+    parser.add_argument("--task", default=None,
+                        help="set this task for every agent first (the page then reads "
+                             "the vectors for the relevance term E)")
     parser.add_argument("--warm", action="store_true",
                         help="load the namespace view before timing (graphmem ui does)")
     parser.add_argument("--data-dir", type=Path, default=None,
@@ -114,12 +118,16 @@ def main() -> None:
             print(f"{args.fill}: {args.n - have} deposits in {time.perf_counter() - t0:.0f} s "
                   f"(the store held {have})")
         total = g.cypher(count, {"ns": ns})[0]["n"]
+        if args.task:
+            for row in g.query("ui/agents", {"ns": ns}):
+                g.set_task(row["id"], args.task, ns=ns)
+        timeline = Timeline(g, ns=ns)
         warm_ms = None
         if args.warm:
             t0 = time.perf_counter()
-            g.warm(ns)
+            timeline.prepare()
             warm_ms = (time.perf_counter() - t0) * 1000
-        server = serve(Timeline(g, ns=ns), by="bench").start()
+        server = serve(timeline, by="bench").start()
         base = f"http://127.0.0.1:{server.port}"
 
         def get(path: str) -> bytes:
@@ -157,6 +165,7 @@ def main() -> None:
             }
         finally:
             server.stop()
+    print(f"task: {args.task!r}")
     print(f"{total} memories in {ns!r} ({args.fill}), {pages} pages of 100; first page cold (/ + /api/page): "
           f"{cold:.0f} ms; first act {first_act:.0f} ms"
           + (f" (after warm: {warm_ms:.0f} ms)" if warm_ms is not None else ""))

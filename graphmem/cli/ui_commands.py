@@ -10,7 +10,6 @@ import threading
 
 import click
 
-from graphmem.api import MemoryGraph
 from graphmem.cli.app import cli, open_graph
 from graphmem.cli.memory_commands import ns_option
 from graphmem.configured import llm_roles
@@ -23,14 +22,14 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # a polite kill closes the store like Ctrl-C does
 
 
-def _warm(g: MemoryGraph, ns: str) -> None:
-    """Load the namespace into the handle's view now, not at the first act: the curation
-    API checks each memory against it (about 9 s at 10,000 memories on a loaded 2-core
-    machine, benchmarks/ui_bench.py). Pages do not wait for it: they read the store."""
+def _prepare(timeline: Timeline) -> None:
+    """Load the namespace view and the embedding model now, not at the first act or page
+    (about 10 s each at 10,000 memories on a loaded 2-core machine: benchmarks/ui_bench.py)."""
     try:
-        g.warm(ns)
+        timeline.prepare()
     except GraphmemError as exc:  # the first act will say it again, to the person
-        click.echo(f"could not load {ns!r} ahead of the first act: {exc}", err=True)
+        click.echo(f"could not prepare {timeline.ns!r} ahead of the first act: {exc}",
+                   err=True)
 
 
 def _os_user() -> str:
@@ -59,10 +58,11 @@ def ui(ctx: click.Context, ns: str, port: int, agent: str | None, by: str | None
     with open_graph(ctx) as g:
         model_summary = bool(os.environ.get("GRAPHMEM_LLM", "").strip()) and \
             "consolidate" in llm_roles()
-        server = serve(Timeline(g, ns=ns, model_summary=model_summary), port=port,
-                       by=by or _os_user(), agent=agent, page_size=page_size)
-        threading.Thread(target=_warm, args=(g, ns), daemon=True,
-                         name="graphmem-ui-warm").start()
+        timeline = Timeline(g, ns=ns, model_summary=model_summary)
+        server = serve(timeline, port=port, by=by or _os_user(), agent=agent,
+                       page_size=page_size)
+        threading.Thread(target=_prepare, args=(timeline,), daemon=True,
+                         name="graphmem-ui-prepare").start()
         click.echo(f"graphmem timeline of {ns!r}: open {server.url}")
         click.echo("(the token in the URL is the key; Ctrl-C stops the server)")
         signal.signal(signal.SIGTERM, _stop)

@@ -64,6 +64,13 @@ class Timeline:
         self.ns = check_identifier(ns, "ns")
         self._lock = threading.Lock()
 
+    def prepare(self) -> None:
+        """Do now what the first act and the first page would wait for: load the
+        namespace into the handle's view (the curation API checks memories against it)
+        and embed the agents' tasks (the first embedding loads the model)."""
+        self.graph.warm(self.ns)
+        self._task_vectors()
+
     # -- reading --------------------------------------------------------------------
 
     def agents(self) -> list[str]:
@@ -85,13 +92,16 @@ class Timeline:
             total = self.graph.query("ui/timeline_count", params)[0]["total"]
             pages = max(1, math.ceil(total / size))
             page = min(page, pages)
+            tasks = self._task_vectors()
             rows = self.graph.query("ui/timeline_page",
-                                    {**params, "skip": (page - 1) * size, "limit": size})
-            items = self._items(rows)
+                                    {**params, "skip": (page - 1) * size, "limit": size,
+                                     "vectors": bool(tasks)})
+            items = self._items(rows, tasks)
         return {"ns": self.ns, "agent": agent, "page": page, "pages": pages, "size": size,
                 "total": total, "items": items}
 
-    def _items(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _items(self, rows: list[dict[str, Any]],
+               tasks: dict[str, np.ndarray]) -> list[dict[str, Any]]:
         records: dict[str, MemoryRecord] = {}
         vectors: dict[str, np.ndarray] = {}
         dimension = self.graph.embedder.dimension
@@ -112,7 +122,7 @@ class Timeline:
                                   if row["embedding"] is not None
                                   else np.zeros(dimension, dtype=np.float32))
         view = cast(NamespaceView, _PageView(records, vectors))
-        scores = utilities(view, [r["id"] for r in rows], self._task_vectors(),
+        scores = utilities(view, [r["id"] for r in rows], tasks,
                            self._settings(), int(time.time() * 1000))
         return [{
             "id": row["id"], "text": row["text"], "t": iso(row["t"]),
