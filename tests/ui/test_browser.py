@@ -1,7 +1,8 @@
-"""The timeline in a real headless Chromium (Debian's chromium, driven by selenium through
-Debian's chromedriver; nothing downloads a browser): load, retain, forget, undo,
-consolidate — by keyboard where a person would — then check the store. Screenshots are
-kept under the test's tmp dir. Without chromium or chromedriver the test skips, saying why.
+"""The timeline in a real headless Chromium (Debian's ``chromium``, driven by Playwright
+with that binary, as tests/graphs does; nothing downloads a browser): load, retain,
+forget, undo, consolidate — by keyboard where a person would — then check the store.
+Screenshots are kept under the test's tmp dir. Without chromium or Playwright the test
+skips, saying why.
 """
 
 from __future__ import annotations
@@ -10,118 +11,104 @@ import shutil
 
 import pytest
 
-CHROMIUM_HINT = ("apt-get install chromium chromium-driver (scripts/setup does it where it "
-                 "runs as root with apt)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture
-def browser(monkeypatch):
+def page():
+    if CHROMIUM is None:
+        pytest.skip("no chromium binary on PATH (Debian: apt-get install chromium; "
+                    "scripts/setup does it where it runs as root with apt)")
     try:
-        from selenium import webdriver
-        from selenium.common.exceptions import WebDriverException
+        from playwright.sync_api import Error, sync_playwright
     except ImportError:
-        pytest.skip("selenium is not installed: pip install -e '.[dev]'")
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if not binary or not driver_path:
-        pytest.skip(f"Debian's chromium or chromedriver is not installed: {CHROMIUM_HINT}")
-    monkeypatch.setenv("SE_OFFLINE", "true")  # selenium-manager must never fetch a browser
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
-        options.add_argument(arg)
-    try:
-        driver = webdriver.Chrome(options=options,
-                                  service=webdriver.ChromeService(executable_path=driver_path))
-    except WebDriverException as exc:
-        pytest.skip(f"chromium could not be started: {exc.msg}")
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+        pytest.skip("playwright is not installed (pip install -e '.[dev]'; no browser "
+                    "download is needed, the system chromium is used)")
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        except Error as exc:
+            pytest.skip(f"chromium could not be started: {exc.message.splitlines()[0]}")
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(20_000)
+        yield tab
+        browser.close()
 
 
-def test_a_person_curates_the_timeline_in_a_browser(browser, server, graph, tmp_path):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    wait = WebDriverWait(browser, 20)
+def test_a_person_curates_the_timeline_in_a_browser(page, server, graph, tmp_path):
     shots = tmp_path / "screenshots"
     shots.mkdir()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
 
     def node(fragment: str):
-        return wait.until(lambda d: next(
-            (li for li in d.find_elements(By.CSS_SELECTOR, "li.memory")
-             if fragment in li.find_element(By.CSS_SELECTOR, ".text").text), None))
-
-    def button(fragment: str, action: str):
-        return node(fragment).find_element(By.CSS_SELECTOR, f'button[data-action="{action}"]')
-
-    def settled(previous: str):  # the page re-drew after an act
-        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute(
-            "data-loaded") != previous)
+        return page.locator("li.memory").filter(
+            has=page.locator(".text", has_text=fragment)).first
 
     def loaded() -> str:
-        return browser.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") or ""
+        return page.locator("body").get_attribute("data-loaded") or ""
 
-    browser.get(server.url)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "li.memory"))
-    assert "Page 1 of 1" in browser.find_element(By.ID, "position").text
-    berlin = node("Berlin")
-    assert "superseded" in berlin.get_attribute("class")
-    assert "S " in berlin.find_element(By.CSS_SELECTOR, ".terms").text
-    browser.save_screenshot(str(shots / "1-loaded.png"))
+    def settled(previous: str) -> None:  # the page re-drew after an act
+        page.wait_for_function("p => document.body.dataset.loaded !== p", arg=previous)
 
-    # keyboard: Tab reaches the name field first, with a visible focus ring
-    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
-    active = browser.switch_to.active_element
-    assert active.get_attribute("id") == "by"
-    active.send_keys(Keys.CONTROL, "a")
-    active.send_keys("maria")
-    active.send_keys(Keys.TAB)
-    assert browser.switch_to.active_element.get_attribute("id") == "agent"
+    def focused(attribute: str) -> str | None:
+        return page.evaluate(f"document.activeElement.getAttribute('{attribute}')")
 
-    retain = button("cello", "pin")
+    page.goto(server.url)
+    page.wait_for_selector("li.memory")
+    assert "Page 1 of 1" in page.locator("#position").inner_text()
+    assert "superseded" in node("Berlin").get_attribute("class")
+    assert "S " in node("Berlin").locator(".terms").inner_text()
+    page.screenshot(path=str(shots / "1-loaded.png"))
+
+    # keyboard: Tab reaches the name field first; type who acts; Tab on to the agent
+    page.keyboard.press("Tab")
+    assert focused("id") == "by"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("maria")
+    page.keyboard.press("Tab")
+    assert focused("id") == "agent"
+
     before = loaded()
-    browser.execute_script("arguments[0].focus()", retain)
-    assert browser.execute_script(
-        "return getComputedStyle(document.activeElement).outlineStyle") != "none"
-    retain.send_keys(Keys.ENTER)
+    node("cello").locator('button[data-action="pin"]').focus()
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Enter")
     settled(before)
     assert "pinned" in node("cello").get_attribute("class")
 
     before = loaded()
-    button("VS Code", "forget").send_keys(Keys.SPACE)
+    node("VS Code").locator('button[data-action="forget"]').focus()
+    page.keyboard.press("Space")
     settled(before)
-    assert node("VS Code").find_elements(By.CSS_SELECTOR, "s.text")  # struck through
-    browser.save_screenshot(str(shots / "2-forgotten.png"))
-    undo = browser.switch_to.active_element  # the focus waits on the undo button
-    assert undo.get_attribute("data-action") == "unforget"
+    assert node("VS Code").locator("s.text").count() == 1  # struck through
+    page.screenshot(path=str(shots / "2-forgotten.png"))
+    assert focused("data-action") == "unforget"  # the focus waits on the undo button
     before = loaded()
-    undo.send_keys(Keys.ENTER)
+    page.keyboard.press("Enter")
     settled(before)
-    assert not node("VS Code").find_elements(By.CSS_SELECTOR, "s.text")
+    assert node("VS Code").locator("s.text").count() == 0
 
     chosen = ["Miso", "river"]
-    chosen_ids = []
+    chosen_ids = [node(f).get_attribute("data-id") for f in chosen]
     for fragment in chosen:
-        chosen_ids.append(node(fragment).get_attribute("data-id"))
-        node(fragment).find_element(By.CSS_SELECTOR, "input[type=checkbox]").send_keys(
-            Keys.SPACE)
-    consolidate = browser.find_element(By.ID, "consolidate")
-    assert consolidate.text == "Consolidate selected (2)"
-    consolidate.send_keys(Keys.ENTER)
-    dialog = wait.until(lambda d: d.find_element(By.ID, "preview")
-                        if d.find_element(By.ID, "preview").is_displayed() else None)
-    preview = dialog.find_element(By.ID, "preview-text").text
+        node(fragment).locator("input[type=checkbox]").focus()
+        page.keyboard.press("Space")
+    assert page.locator("#consolidate").inner_text() == "Consolidate selected (2)"
+    page.locator("#consolidate").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#preview[open]")
+    preview = page.locator("#preview-text").inner_text()
     assert preview and any(f in preview for f in chosen)
-    browser.save_screenshot(str(shots / "3-preview.png"))
+    page.screenshot(path=str(shots / "3-preview.png"))
+    assert focused("id") == "confirm"
     before = loaded()
-    browser.switch_to.active_element.send_keys(Keys.ENTER)  # Confirm has the focus
+    page.keyboard.press("Enter")
     settled(before)
-    wait.until(lambda d: "consolidated into" in d.find_element(By.ID, "status").text)
-    browser.save_screenshot(str(shots / "4-consolidated.png"))
+    page.wait_for_function(
+        "document.getElementById('status').textContent.includes('consolidated into')")
+    page.screenshot(path=str(shots / "4-consolidated.png"), full_page=True)
+    assert problems == [], problems
 
     def flags(fragment: str) -> dict:
         return graph.cypher("MATCH (m:Memory) WHERE m.text CONTAINS $f AND m.kind <> "
