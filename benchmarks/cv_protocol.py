@@ -39,8 +39,8 @@ FORMS = ("explicit", "implicit-choice", "implicit-persona")
 N_TOPIC_GROUPS = 4
 
 
-def plan_units(locomo: Path | None, prefeval: Path | None, *, every: int,
-               persona_every: int, distractors: int, seed: int) -> list[tuple]:
+def plan_units(locomo: Path | None, prefeval: Path | None, *, every: dict[str, int],
+               distractors: int, seed: int) -> list[tuple]:
     """(unit, dataset, fold) for every unit the run captures."""
     from graphmem.ingestion.benchmarks import load_benchmark
 
@@ -54,8 +54,7 @@ def plan_units(locomo: Path | None, prefeval: Path | None, *, every: int,
                                     n_distractors=distractors, seed=seed)
             groups = topic_groups(sorted({u.meta["topic"] for u in report.units}))
             for unit in report.units:
-                step = persona_every if form == "implicit-persona" else every
-                if unit.meta["index"] % step == 0:
+                if unit.meta["index"] % every[form] == 0:
                     plan.append((unit, f"prefeval-{form}", groups[unit.meta["topic"]]))
     return plan
 
@@ -71,8 +70,9 @@ def capture(args) -> list:
     from graphmem import MemoryGraph
     from graphmem.evaluation.runner import uncached_embedder
 
-    plan = plan_units(args.locomo, args.prefeval, every=args.prefeval_every,
-                       persona_every=args.persona_every,
+    plan = plan_units(args.locomo, args.prefeval, every={"explicit": args.prefeval_every,
+                              "implicit-choice": args.choice_every,
+                              "implicit-persona": args.persona_every},
                       distractors=args.distractors, seed=args.seed)
     print(f"{len(plan)} units to capture", file=sys.stderr)
     if args.cached_only:
@@ -88,11 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefeval", type=Path, default=Path("../shared/data/prefeval"))
     parser.add_argument("--no-locomo", action="store_true")
     parser.add_argument("--no-prefeval", action="store_true")
-    parser.add_argument("--prefeval-every", type=int, default=4,
-                        help="every N-th item of each PrefEval topic (default 4)")
-    parser.add_argument("--persona-every", type=int, default=8,
-                        help="every N-th item of the implicit-persona form (its units are "
-                             "4x longer to ingest; default 8)")
+    parser.add_argument("--prefeval-every", type=int, default=5,
+                        help="every N-th item of each PrefEval topic, explicit form (default 5)")
+    parser.add_argument("--choice-every", type=int, default=8,
+                        help="the same for the implicit-choice form (default 8)")
+    parser.add_argument("--persona-every", type=int, default=16,
+                        help="the same for the implicit-persona form (its units are 4x "
+                             "longer to ingest; default 16)")
     parser.add_argument("--distractors", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, required=True,
