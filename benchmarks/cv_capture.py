@@ -15,6 +15,7 @@ skips ingestion. The pickles are a cache, never results: delete the directory to
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import sys
@@ -106,7 +107,7 @@ def capture_all(graph, plan: list[tuple[Unit, str, str]], cache: Path,
             out.append(pickle.loads(path.read_bytes()))
             continue
         got = capture_unit(graph, unit, dataset, fold, embedder)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(got))
         tmp.replace(path)
         out.append(got)
