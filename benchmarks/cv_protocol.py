@@ -74,6 +74,8 @@ def capture(args) -> list:
                               "implicit-choice": args.choice_every,
                               "implicit-persona": args.persona_every},
                       distractors=args.distractors, seed=args.seed)
+    if args.only:
+        plan = [p for p in plan if p[0].id in set(args.only.split(","))]
     print(f"{len(plan)} units to capture", file=sys.stderr)
     if args.cached_only:
         return load_cached(plan, args.work / f"captured-d{args.distractors}")
@@ -100,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True,
                         help="directory outside the repo for the store and the capture cache")
     parser.add_argument("--capture-only", action="store_true")
+    parser.add_argument("--only", help="capture only these unit ids (comma-separated): "
+                                       "to split a capture between processes")
     parser.add_argument("--cached-only", action="store_true",
                         help="use only the units already captured in --work (no ingestion)")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here")

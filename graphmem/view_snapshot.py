@@ -25,7 +25,7 @@ A snapshot is used only if all of these hold, else it is ignored (never half use
 The state file is a pickle, read by an unpickler that accepts only the classes a view
 is made of (no code runs on load). It lives in the store's own data directory by
 default, which must be as private as the store. Owns only this file format; imports
-graphmem.view and graphmem.retrieval.channels, and nothing imports it but the views.
+graphmem.view and graphmem.retrieval, and nothing imports it but graphmem.views.
 """
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "s
 log = logging.getLogger(__name__)
 
 FORMAT = 1
+#: a sync that reads at least this many new memories writes the snapshot afterwards (the
+#: first read of a large namespace, or a catch-up after many writes elsewhere): a write
+#: of 100k memories' state costs a few seconds, so it is not done after every recall
+SAVE_AFTER_NEW_ROWS = 5000
 STATE_FILE, VECTORS_FILE, META_FILE = "state.pkl", "vectors.npy", "meta.json"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
@@ -75,24 +79,28 @@ class Fingerprint:
 
     steps: tuple[str, ...]
     born: int | None
+    epoch: str | None
     created_at: int | None
     version: int
 
     def same_lineage(self, other: "Fingerprint") -> bool:
-        return (self.steps, self.born, self.created_at) == (other.steps, other.born,
-                                                             other.created_at)
+        return (self.steps, self.born, self.epoch, self.created_at) == \
+            (other.steps, other.born, other.epoch, other.created_at)
 
 
 def fingerprint(store, queries, ns: str) -> Fingerprint:
     """The store's and the namespace's identity now."""
     row = store.read(queries["snapshot/fingerprint"], {"ns": ns})[0]
-    return Fingerprint(tuple(row["steps"] or ()), row["born"], row["created_at"],
-                       int(row["version"] or 0))
+    return Fingerprint(tuple(row["steps"] or ()), row["born"], row.get("epoch"),
+                       row["created_at"], int(row["version"] or 0))
 
 
 def snapshot_dir(store, ns: str) -> Path | None:
     """Where ``ns``'s snapshot lives: ``GRAPHMEM_SNAPSHOT_DIR``/<ns>, else inside an
-    embedded store's data directory; None (no snapshots) for a remote store without it."""
+    embedded store's data directory; None (no snapshots) for a remote store without it,
+    or when ``GRAPHMEM_VIEW_SNAPSHOTS=0``."""
+    if os.environ.get("GRAPHMEM_VIEW_SNAPSHOTS", "1") == "0":
+        return None
     root = os.environ.get("GRAPHMEM_SNAPSHOT_DIR")
     if root:
         base = Path(root)
@@ -127,14 +135,15 @@ def keep(store, queries, view, text_index) -> None:
         return
     try:
         save(directory, view, text_index, fingerprint(store, queries, view.ns))
-    except OSError as exc:  # a cache that cannot be written costs speed, not data
+    except Exception as exc:  # noqa: BLE001 - a cache that cannot be written costs
+        # speed, never data, and must not stop a close
         log.warning("view snapshot %s not written: %s", directory, exc)
 
 
 def _layout() -> dict[str, list[str]]:
     """The attribute names of the saved classes: a changed class invalidates snapshots."""
     from graphmem.retrieval.bm25 import BM25Index
-    from graphmem.retrieval.channels import TextIndex
+    from graphmem.retrieval.text_index import TextIndex
     from graphmem.view import MemoryRecord, NamespaceView
 
     empty = NamespaceView("layout")
@@ -161,7 +170,7 @@ def save(directory: Path, view, text_index, fp: Fingerprint) -> None:
     last = max(view.records.values(), key=lambda r: r.seq, default=None)
     meta = {"format": FORMAT, "layout": _layout(), "ns": view.ns, "rows": n,
             "version": view.version, "steps": list(fp.steps), "born": fp.born,
-            "created_at": fp.created_at,
+            "epoch": fp.epoch, "created_at": fp.created_at,
             "probe": None if last is None else {"id": last.id, "seq": int(last.seq)},
             "saved_at": time.time()}
     (tmp / META_FILE).write_text(json.dumps(meta))
@@ -193,7 +202,7 @@ def _invalid(directory: Path, ns: str, now: Fingerprint, probe) -> str:
         meta = json.loads((directory / META_FILE).read_text())
     except (OSError, ValueError):
         return "no snapshot"
-    saved = Fingerprint(tuple(meta.get("steps") or ()), meta.get("born"),
+    saved = Fingerprint(tuple(meta.get("steps") or ()), meta.get("born"), meta.get("epoch"),
                         meta.get("created_at"), int(meta.get("version", -1)))
     if meta.get("format") != FORMAT or meta.get("layout") != _layout():
         return "written by another version of graphmem"
@@ -219,7 +228,7 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
-    from graphmem.retrieval.channels import TextIndex
+    from graphmem.retrieval.text_index import TextIndex
     from graphmem.view import NamespaceView
 
     matrix = np.load(directory / VECTORS_FILE, allow_pickle=False)

@@ -26,12 +26,16 @@ def _fill(graph, facts=FACTS):
 
 
 def _restore(graph):
-    return vs.restore(graph.store, graph.queries, NS)
+    return vs.restore(graph._views.store, graph._views.queries, NS)
 
 
 def _keep(graph):
-    view = graph.views.synced(NS)
-    vs.keep(graph.store, graph.queries, view, graph.views.text_index(NS))
+    view = graph._views.synced(NS)
+    vs.keep(graph._views.store, graph._views.queries, view, graph._views.text_index(NS))
+
+
+def _dir(graph):
+    return vs.snapshot_dir(graph._views.store, NS)
 
 
 @pytest.fixture
@@ -46,21 +50,23 @@ def stored(tmp_path):
 def test_a_restored_view_ranks_as_the_store_does(stored):
     _keep(stored)
     view, text_index = _restore(stored)
-    live = stored.views.synced(NS)
+    live = stored._views.synced(NS)
     assert view.version == live.version and len(view) == len(live)
     assert np.array_equal(view._matrix[:len(view)], live._matrix[:len(live)])
     assert {m: (r.text, r.owners, r.affiliated) for m, r in view.records.items()} == \
         {m: (r.text, r.owners, r.affiliated) for m, r in live.records.items()}
     owned = set(view.owned_ids("ana"))
     assert text_index.search("bicycle harbour", 3, owned) == \
-        stored.views.text_index(NS).search("bicycle harbour", 3, owned)
+        stored._views.text_index(NS).search("bicycle harbour", 3, owned)
 
 
 def test_a_restored_view_catches_up_and_indexes_new_memories(stored):
     _keep(stored)
     stored.remember("ana", "Ana bought a kite at the station.", witnesses=["ben"], ns=NS)
     view, text_index = _restore(stored)
-    view.sync(stored.store, stored.queries, stored.views.version(NS))
+    stored._views._views[NS] = view
+    stored._views._text_indexes[NS] = text_index
+    stored._views.synced(NS)
     assert any("kite" in r.text for r in view.records.values())
     assert text_index.search("kite station", 1, set(view.owned_ids("ana")))
 
@@ -84,7 +90,7 @@ def test_another_store_never_uses_the_snapshot(stored, tmp_path, monkeypatch):
 
 def test_another_format_or_a_damaged_file_is_ignored(stored):
     _keep(stored)
-    directory = vs.snapshot_dir(stored.store, NS)
+    directory = _dir(stored)
     meta = json.loads((directory / vs.META_FILE).read_text())
     (directory / vs.META_FILE).write_text(json.dumps({**meta, "format": vs.FORMAT + 1}))
     assert _restore(stored) is None
@@ -96,7 +102,7 @@ def test_another_format_or_a_damaged_file_is_ignored(stored):
 
 def test_a_snapshot_ahead_of_the_store_or_of_another_history_is_ignored(stored):
     _keep(stored)
-    directory = vs.snapshot_dir(stored.store, NS)
+    directory = _dir(stored)
     meta = json.loads((directory / vs.META_FILE).read_text())
     (directory / vs.META_FILE).write_text(json.dumps({**meta, "version": meta["version"] + 5}))
     assert _restore(stored) is None
@@ -108,7 +114,7 @@ def test_a_state_that_would_run_code_is_refused(stored):
     import pickle
 
     _keep(stored)
-    directory = vs.snapshot_dir(stored.store, NS)
+    directory = _dir(stored)
 
     class Boom:
         def __reduce__(self):
@@ -116,3 +122,20 @@ def test_a_state_that_would_run_code_is_refused(stored):
 
     (directory / vs.STATE_FILE).write_bytes(pickle.dumps({"view": Boom(), "text": None}))
     assert _restore(stored) is None
+
+
+def test_a_reopened_store_starts_from_the_snapshot_and_recalls_the_same(tmp_path, monkeypatch):
+    monkeypatch.setattr(vs, "SAVE_AFTER_NEW_ROWS", 3)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g)
+        g.warm(NS)
+        before = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+        directory = _dir(g)
+    assert (directory / vs.META_FILE).exists()  # written on close
+    read = []
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g._views.store.add_tracer(lambda query, params: read.append(query))
+        after = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+    assert after == before
+    # caught up from the snapshot's version: nothing was read again
+    assert not any("m.embedding AS embedding" in q for q in read)

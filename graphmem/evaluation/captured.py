@@ -31,10 +31,12 @@ from graphmem.retrieval.fusion import fuse_rankings
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted"]
 
-#: every channel at weight 1: the weights only decide whether a channel runs, and every
-#: channel must run once to be captured
-_ALL_ON = HYBRID.model_copy(update={"channels": CHANNELS})
+#: every channel at weight 1 for every kind: the weights only decide whether a channel
+#: (and the parsing it needs: time, named agents) runs, and every one must run once
 _ONES = {channel: 1.0 for channel in CHANNELS}
+_ALL_ON = HYBRID.model_copy(update={"channels": CHANNELS, "weights": dict(_ONES),
+                                    "kind_weights": {kind: dict(_ONES)
+                                                     for kind in HYBRID.kind_weights}})
 
 
 @dataclass
@@ -59,16 +61,19 @@ class Captured:
 
 def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) -> Captured:
     """Run every channel of recall for one question and keep what `replay` needs."""
-    from graphmem.retrieval.pipeline import named_agents, run_channels
+    from graphmem.retrieval.channels import RankContext
+    from graphmem.retrieval.pipeline import run_channels
+    from graphmem.retrieval.query import parse_query
 
     config = _ALL_ON.model_copy(update={"depth": depth})
-    view = graph.views.synced(ns)
-    parsed = graph._parse_query(text, view, config, asker)
-    # the live pipeline looks for named agents only when the speaker channel will run;
-    # captured always, since a replayed config may run it
-    parsed.subjects = named_agents(text, {a: graph.writer.agent_name(ns, a)
-                                          for a in view.agents()})
-    rankings = run_channels(view, graph.views.text_index(ns), asker, parsed, config, _ONES)
+    views = graph._views  # the handle's own views: what its recall reads
+    view = views.synced(ns)
+    parsed = parse_query(text, view=view, agent=asker, config=config,
+                         embed=graph.embedder.embed,
+                         agent_names=lambda: {a: graph._writer.agent_name(ns, a)
+                                              for a in view.agents()})
+    ctx = RankContext(view, views.text_index(ns), asker, view.owned_ids(asker))
+    rankings = run_channels(ctx, parsed, config, _ONES)
     candidates = list(dict.fromkeys(m for ids in rankings.values() for m in ids))
     affiliated = {mid: sorted((x for x in view.records[mid].affiliated
                                if view.owns(asker, x) and not view.records[x].forgotten),
