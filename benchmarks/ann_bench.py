@@ -57,7 +57,7 @@ def measure(size: int, n_queries: int, overfetch: list[int], data_dir: Path, see
         out["fill_s"] = round(fill(g, ns, size, rng), 1)
         settle(g)
         t = time.perf_counter()
-        view = g.views.synced(ns)
+        view = g._views.synced(ns)
         out["first_view_read_s"] = round(time.perf_counter() - t, 1)
         out["rss_mb_with_view"] = round(rss_mb())
         queries = g.embedder.embed([statement(rng) for _ in range(n_queries)])

@@ -90,7 +90,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int) -> dict:
         fill_s = fill(g, ns, size, rng)
         settle(g)
         t = time.perf_counter()
-        g.views.synced(ns)
+        g._views.synced(ns)
         sync_s = time.perf_counter() - t
         stored = [r["text"] for r in g.cypher(
             "MATCH (m:Memory {ns: $ns}) RETURN m.text AS text LIMIT 500", {"ns": ns})]
