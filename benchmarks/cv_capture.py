@@ -41,8 +41,9 @@ class CapturedQuestion:
     category: str
     evidence: tuple[str, ...]
     captured: Captured
-    live: list[str]  # memory ids of live recall under the default config
+    live: list[str]  # memory ids of live recall under `live_config`
     baselines: dict[str, list[str]] = field(default_factory=dict)  # name -> turn ids
+    live_config: str = ""  # the RecallConfig (JSON) of `live`; "" in early captures
 
 
 @dataclass
@@ -78,7 +79,7 @@ def capture_unit(graph, unit: Unit, dataset: str, fold: str, embedder) -> Captur
         questions.append(CapturedQuestion(
             dataset=dataset, fold=fold, unit=unit.id, category=str(question.category),
             evidence=tuple(question.evidence), captured=captured, live=live,
-            baselines=turns))
+            baselines=turns, live_config=HYBRID.model_dump_json()))
     graph.drop_namespace(ns)
     return CapturedUnit(unit=unit.id, dataset=dataset,
                         turns_of_memory={m: list(t) for m, t in

@@ -83,12 +83,17 @@ def knob_table(rows: list[dict]) -> str:
 
 
 def print_tables(scorer, rows: list[dict], systems: dict, decisions: dict,
-                 final_changes: list[str]) -> dict:
+                 final_changes: list[str], log: dict) -> dict:
     from cv_report import metric_name
 
-    print("## Round one: every knob of the shipped setting judged alone\n")
+    print("## Every knob of the shipped setting judged alone (the others as shipped)\n")
     print(knob_table(rows))
-    print("\n## The protocol's setting (all folds), against the shipped one\n")
+    print("\n## The protocol on all folds: backward elimination, then values\n")
+    print("Removed, in order (mean gain of keeping it when removed): " +
+          (", ".join(f"{n} ({g:+.4f})" for n, g in log["removed"]) or "nothing"))
+    print("\nValues changed: " + (", ".join(f"{n} {a} -> {b}" for n, a, b in log["tuned"])
+                                  or "none"))
+    print("\nThe protocol's setting against the shipped one:\n")
     print("\n".join(f"- {c}" for c in final_changes) or "- no change")
     out: dict = {"tables": {}}
     for dataset in sorted(np.unique(scorer.datasets)):
@@ -101,5 +106,5 @@ def print_tables(scorer, rows: list[dict], systems: dict, decisions: dict,
         out["locomo_categories"] = figures
     print("\n### What the nested procedure removed or changed, per held-out fold\n")
     for fold, d in decisions.items():
-        print(f"- {fold} ({d['rounds']} rounds): {'; '.join(d['changes']) or 'no change'}")
+        print(f"- {fold}: {'; '.join(d['changes']) or 'no change'}")
     return out

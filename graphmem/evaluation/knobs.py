@@ -23,6 +23,11 @@ from graphmem.retrieval.config import CHANNELS, RecallConfig
 __all__ = ["ALL_CUES", "Knob", "Patch", "Setting", "apply", "knobs_of"]
 
 ALL_CUES: frozenset[str] = frozenset(name for _, name, _, _ in _CUES)
+#: the cues of each kind: one knob per family (removing it, the classifier never names
+#: that kind, and its questions take the weights of the kind they score next)
+CUE_FAMILIES: dict[str, frozenset[str]] = {
+    str(kind): frozenset(name for k, name, _, _ in _CUES if k == kind)
+    for kind in dict.fromkeys(k for k, _, _, _ in _CUES)}
 WEIGHT_GRID = (0.25, 0.5, 1.0, 2.0)
 AFFILIATED_GRID = (0.05, 0.1, 0.25, 0.5)
 SECONDARY_GRID = (0.25, 0.5, 1.0)
@@ -71,6 +76,9 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
     for patch in patches:
         if patch.what == "cue":
             (cues.add if patch.value else cues.discard)(patch.target)
+        elif patch.what == "cue-family":
+            family = CUE_FAMILIES[patch.target]
+            cues = cues | family if patch.value else cues - family
         elif patch.what == "weight":
             kind, channel = patch.target.split(".")
             table = next(t for k, t in kind_weights.items() if str(k) == kind)
@@ -86,11 +94,16 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
     return Setting(config.model_copy(update=update), frozenset(cues))
 
 
-def knobs_of(setting: Setting) -> list[Knob]:
-    """Every knob of ``setting``."""
+def knobs_of(setting: Setting, *, single_cues: bool = False) -> list[Knob]:
+    """Every knob of ``setting``: cue families, or each cue with ``single_cues``."""
     config = setting.config
-    out = [Knob(f"cue {name}", "cue", str(name in setting.cues), Patch("cue", name, False),
-                (Patch("cue", name, True),)) for name in sorted(ALL_CUES)]
+    if single_cues:
+        out = [Knob(f"cue {name}", "cue", str(name in setting.cues), Patch("cue", name, False),
+                    (Patch("cue", name, True),)) for name in sorted(ALL_CUES)]
+    else:
+        out = [Knob(f"cues {kind}", "cue", str(bool(cues & setting.cues)),
+                    Patch("cue-family", kind, False), (Patch("cue-family", kind, True),))
+               for kind, cues in CUE_FAMILIES.items()]
     for kind, table in config.kind_weights.items():
         for channel in CHANNELS:
             now = float(table.get(channel, 0.0))
