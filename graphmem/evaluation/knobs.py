@@ -90,6 +90,8 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
             update[patch.what] = bool(patch.value)
         elif patch.what in ("affiliated_weight", "secondary_share"):
             update[patch.what] = float(patch.value)
+            if patch.what == "affiliated_weight":
+                update["expand_affiliated"] = True  # a weight for it turns it on
     update["kind_weights"] = kind_weights
     return Setting(config.model_copy(update=update), frozenset(cues))
 
