@@ -53,7 +53,7 @@ def category_table(scorer, systems: dict) -> tuple[str, dict]:
     """LoCoMo: per category, mean over folds / worst fold (pooled in brackets)."""
     mask = scorer.datasets == "locomo"
     cats = sorted(np.unique(scorer.categories[mask]), key=int)
-    lines = ["### LoCoMo recall_all@10 per category: mean over the 8 folds / worst fold "
+    lines = ["### LoCoMo recall_all@10 per category: mean over the held-out conversations / worst one "
              "(all questions pooled)", "",
              *_head(["system", *[f"{c} {CATEGORY_NAMES.get(c, '')}" for c in cats]])]
     out: dict = {}
