@@ -551,7 +551,10 @@ class MemoryGraph:
 
     def close(self) -> None:
         """Close the connection; the embedded server stops when its last user closes."""
-        self._store.close()
+        try:
+            self._views.save_snapshots()  # the next process starts from them (view_snapshot)
+        finally:
+            self._store.close()
 
     def __enter__(self) -> "MemoryGraph":
         return self

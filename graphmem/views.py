@@ -9,6 +9,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
+from graphmem import view_snapshot
 from graphmem.queries import Queries
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.store.base import Store
@@ -44,6 +45,7 @@ class Views:
         self._views: dict[str, NamespaceView] = {}
         self._epochs: dict[str, str | None] = {}  # ns -> epoch its view was built from
         self._text_indexes: dict[str, TextIndex] = {}
+        self._saved_rows: dict[str, int] = {}  # ns -> rows of its view on disk
 
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
@@ -69,16 +71,39 @@ class Views:
             self._views.pop(ns, None)
             self._epochs.pop(ns, None)
             self._text_indexes.pop(ns, None)
+            self._saved_rows.pop(ns, None)
 
     def _view(self, ns: str) -> NamespaceView:
         with self._lock:
+            if ns not in self._views:
+                # a snapshot on disk, if one is valid for this store, saves reading the
+                # whole namespace (it is then caught up like any view)
+                restored = view_snapshot.restore(self.store, self.queries, ns)
+                if restored is not None:
+                    self._views[ns], text_index = restored
+                    self._saved_rows[ns] = len(self._views[ns])
+                    if text_index is not None:
+                        self._text_indexes[ns] = text_index
             return self._views.setdefault(ns, NamespaceView(ns))
+
+    def save_snapshots(self) -> None:
+        """Write the snapshot of every view that grew by `SAVE_AFTER_NEW_ROWS` since it
+        was read or last saved (called on close, so that the next process starts warm)."""
+        with self._lock:
+            for ns, view in self._views.items():
+                if len(view) - self._saved_rows.get(ns, 0) >= view_snapshot.SAVE_AFTER_NEW_ROWS:
+                    self._save(ns, view)
+
+    def _save(self, ns: str, view: NamespaceView) -> None:
+        view_snapshot.keep(self.store, self.queries, view, self._text_indexes.get(ns))
+        self._saved_rows[ns] = len(view)
 
     def text_index(self, ns: str) -> TextIndex:
         """The BM25 index that follows the view of ``ns``."""
         with self._lock:
+            view = self._view(ns)
             if ns not in self._text_indexes:
-                self._text_indexes[ns] = TextIndex(self._view(ns))
+                self._text_indexes[ns] = TextIndex(view)
             return self._text_indexes[ns]
 
     def synced(self, ns: str, version: int | None = None) -> NamespaceView:
@@ -94,5 +119,8 @@ class Views:
                 self._epochs[ns] = epoch
                 version = state.version if state else 0
             view = self._view(ns)
+            before = len(view)
             view.sync(self.store, self.queries, version)
+            if len(view) - before >= view_snapshot.SAVE_AFTER_NEW_ROWS:
+                self._save(ns, view)  # a long read: the next process need not repeat it
             return view

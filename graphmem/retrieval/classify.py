@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["KIND_PRIORITY", "QueryClass", "QueryKind", "classify_query"]
+__all__ = ["KIND_PRIORITY", "QueryClass", "QueryKind", "class_from_cues", "classify_query", "cue_hits"]
 
 
 class QueryKind(StrEnum):
@@ -155,13 +155,23 @@ def classify_query(text: str) -> QueryClass:
     >>> classify_query("What do Ana and Ben have in common?").kind
     <QueryKind.MULTI_HOP: 'multi_hop'>
     """
-    scores = {kind: 0.0 for kind in QueryKind}
-    fired: list[str] = []
+    return class_from_cues(cue_hits(text))
+
+
+def cue_hits(text: str) -> tuple[tuple[QueryKind, str, float], ...]:
+    """(kind, cue name, weight) of every cue that matches ``text``, in table order."""
     normalised = text.replace("\u2019", "'").strip()
-    for kind, name, pattern, weight in _COMPILED:
-        if pattern.search(normalised):
-            scores[kind] += weight
-            fired.append(name)
+    return tuple((kind, name, weight) for kind, name, pattern, weight in _COMPILED
+                 if pattern.search(normalised))
+
+
+def class_from_cues(hits: tuple[tuple[QueryKind, str, float], ...]) -> QueryClass:
+    """The class that matched cues give (split from `classify_query` so that a selection
+    protocol can score the classifier with some cues removed without re-reading text)."""
+    scores = {kind: 0.0 for kind in QueryKind}
+    for kind, _, weight in hits:
+        scores[kind] += weight
+    fired = [name for _, name, _ in hits]
     top = max(scores.values())
     if top == 0:
         return QueryClass(QueryKind.FACTUAL, _NO_CUE_CONFIDENCE)

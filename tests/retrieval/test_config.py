@@ -31,7 +31,7 @@ classes = st.builds(
 def test_hybrid_defaults():
     assert HYBRID.channels == CHANNELS
     assert (HYBRID.rrf_k, HYBRID.depth) == (60, 50)
-    assert HYBRID.expand_affiliated and HYBRID.classify
+    assert HYBRID.classify and not HYBRID.expand_affiliated
 
 
 def test_temporal_queries_weigh_time_and_others_do_not():

@@ -1,0 +1,92 @@
+"""The first recall after opening a store, with and without a view snapshot.
+
+    python benchmarks/cold_start_bench.py --size 100000
+
+Fills a namespace as memory_bench does (bulk load, real embeddings). One handle stays
+open throughout, so the embedded server keeps running and only the view is cold. Then,
+each on a new handle:
+
+1. no snapshot (GRAPHMEM_VIEW_SNAPSHOTS=0): the first recall reads the whole namespace;
+2. the first recall with snapshots on: it reads the namespace too, and writes the
+   snapshot (its cost is timed apart);
+3. the first recall on a new handle: it restores the snapshot;
+4. the same after ``--writes`` new memories were remembered by another handle: restore,
+   then catch up with ``changed_since``.
+
+Also the resident memory of the process (VmRSS) and the snapshot's size on disk. Times
+are wall time on a shared machine: compare the rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ann_bench import rss_mb  # noqa: E402
+from memory_bench import AGENTS, fill, settle, statement  # noqa: E402
+
+from graphmem import MemoryGraph  # noqa: E402
+from graphmem import view_snapshot  # noqa: E402
+
+QUESTION = "What did Ana do with the spare key?"
+
+
+def first_recall(data_dir: Path, ns: str) -> tuple[float, list[str]]:
+    """Seconds to open a handle and run its first recall, and what it returned."""
+    started = time.perf_counter()
+    with MemoryGraph.open(data_dir=data_dir) as g:
+        hits = g.recall(AGENTS[0], QUESTION, k=10, ns=ns)
+        elapsed = time.perf_counter() - started
+        # a handle that read the whole namespace writes the snapshot on close: time apart
+        closing = time.perf_counter()
+    return elapsed, [h.memory_id for h in hits], time.perf_counter() - closing
+
+
+def measure(size: int, writes: int, data_dir: Path, seed: int) -> dict:
+    rng = random.Random(seed)
+    ns = f"cold-{size}"
+    out: dict = {"memories": size}
+    with MemoryGraph.open(data_dir=data_dir) as holder:  # keeps the server up
+        holder.embedder.embed(["warm up"])
+        out["fill_s"] = round(fill(holder, ns, size, rng), 1)
+        settle(holder)
+        os.environ["GRAPHMEM_VIEW_SNAPSHOTS"] = "0"
+        t, cold, _ = first_recall(data_dir, ns)
+        out["first_recall_no_snapshot_s"] = round(t, 2)
+        os.environ.pop("GRAPHMEM_VIEW_SNAPSHOTS")
+        t, built, save_s = first_recall(data_dir, ns)
+        out["first_recall_building_snapshot_s"] = round(t, 2)
+        out["snapshot_write_s"] = round(save_s, 2)
+        directory = view_snapshot.snapshot_dir(holder._views.store, ns)
+        out["snapshot_mb"] = round(sum(p.stat().st_size for p in directory.iterdir()) / 1e6, 1)
+        t, warm, _ = first_recall(data_dir, ns)
+        out["first_recall_from_snapshot_s"] = round(t, 2)
+        out["same_hits"] = cold == built == warm
+        for i in range(writes):
+            holder.remember(rng.choice(AGENTS), f"{statement(rng)} (new {i})", ns=ns)
+        t, _, _ = first_recall(data_dir, ns)
+        out[f"first_recall_from_snapshot_after_{writes}_writes_s"] = round(t, 2)
+        out["rss_mb"] = round(rss_mb())
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--writes", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="graphmem-cold-") as tmp:
+        print(json.dumps(measure(args.size, args.writes, Path(tmp) / "data", args.seed),
+                         indent=2))
+
+
+if __name__ == "__main__":
+    main()

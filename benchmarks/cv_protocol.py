@@ -1,0 +1,130 @@
+"""The honest selection protocol: every cue, weight and channel judged on held-out data.
+
+Folds: leave one LoCoMo conversation out (8 folds), and leave PrefEval topics out (the 16
+topics in 4 groups of 4 neighbouring file names, so that a held-out group takes whole
+domains with it; the same groups in every form: explicit, implicit-choice,
+implicit-persona). Held-out fold F of one benchmark is scored with settings chosen on
+everything else (the other folds of that benchmark and all of the others); a PrefEval
+topic group held out is held out of every form at once.
+
+Each unit is ingested once (`cv_capture`); recall is then replayed offline for every
+candidate configuration (`graphmem.evaluation.captured`), which agrees with live recall
+id for id (checked on every question; the count of disagreements is printed).
+
+The rule (`graphmem.evaluation.crossval`): a knob (a classifier cue, a per-kind channel
+weight, a channel, affiliated expansion, the classifier itself, the mixing of secondary
+kinds) is kept only if choosing its setting on the training folds raises the mean over
+held-out folds (averaged over the benchmarks) and lowers no benchmark's worst fold, each
+against the knob removed. Metric: LoCoMo recall_all@10 (turns, 20 memories recalled),
+PrefEval recall_any@5 (a preference turn among the first 5).
+
+    python benchmarks/cv_protocol.py --work /tmp/graphmem-cv --out /tmp/cv.json
+
+Prints markdown tables: every knob's verdict; per benchmark, per fold and per category,
+graphmem (default, and as the protocol selects it, nested) against BM25, dense and RRF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from cv_capture import capture_all, load_cached
+
+LOCOMO = "locomo"
+FORMS = ("explicit", "implicit-choice", "implicit-persona")
+N_TOPIC_GROUPS = 4
+
+
+def plan_units(locomo: Path | None, prefeval: Path | None, *, every: dict[str, int],
+               distractors: int, seed: int) -> list[tuple]:
+    """(unit, dataset, fold) for every unit the run captures."""
+    from graphmem.ingestion.benchmarks import load_benchmark
+
+    plan: list[tuple] = []
+    if locomo is not None:
+        for unit in load_benchmark("locomo", locomo, skip_bad=True).units:
+            plan.append((unit, LOCOMO, unit.id))
+    if prefeval is not None:
+        for form in FORMS:
+            report = load_benchmark("prefeval", prefeval, form=form,
+                                    n_distractors=distractors, seed=seed)
+            groups = topic_groups(sorted({u.meta["topic"] for u in report.units}))
+            for unit in report.units:
+                if unit.meta["index"] % every[form] == 0:
+                    plan.append((unit, f"prefeval-{form}", groups[unit.meta["topic"]]))
+    return plan
+
+
+def topic_groups(topics: list[str], n: int = N_TOPIC_GROUPS) -> dict[str, str]:
+    """Topic -> fold name: sorted topics cut into ``n`` contiguous blocks (a domain's
+    topics share a file-name prefix, so a block holds out whole domains)."""
+    size = -(-len(topics) // n)
+    return {t: f"topics-{i // size + 1}" for i, t in enumerate(topics)}
+
+
+def capture(args) -> list:
+    from graphmem import MemoryGraph
+    from graphmem.evaluation.runner import uncached_embedder
+
+    plan = plan_units(args.locomo, args.prefeval, every={"explicit": args.prefeval_every,
+                              "implicit-choice": args.choice_every,
+                              "implicit-persona": args.persona_every},
+                      distractors=args.distractors, seed=args.seed)
+    if args.only:
+        plan = [p for p in plan if p[0].id in set(args.only.split(","))]
+    print(f"{len(plan)} units to capture", file=sys.stderr)
+    if args.cached_only:
+        return load_cached(plan, args.work / f"captured-d{args.distractors}")
+    with MemoryGraph.open(data_dir=args.work / "store") as graph:
+        return capture_all(graph, plan, args.work / f"captured-d{args.distractors}",
+                           uncached_embedder())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--locomo", type=Path, default=Path("../shared/data/locomo"))
+    parser.add_argument("--prefeval", type=Path, default=Path("../shared/data/prefeval"))
+    parser.add_argument("--no-locomo", action="store_true")
+    parser.add_argument("--no-prefeval", action="store_true")
+    parser.add_argument("--prefeval-every", type=int, default=5,
+                        help="every N-th item of each PrefEval topic, explicit form (default 5)")
+    parser.add_argument("--choice-every", type=int, default=8,
+                        help="the same for the implicit-choice form (default 8)")
+    parser.add_argument("--persona-every", type=int, default=16,
+                        help="the same for the implicit-persona form (its units are 4x "
+                             "longer to ingest; default 16)")
+    parser.add_argument("--distractors", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--work", type=Path, required=True,
+                        help="directory outside the repo for the store and the capture cache")
+    parser.add_argument("--capture-only", action="store_true")
+    parser.add_argument("--only", help="capture only these unit ids (comma-separated): "
+                                       "to split a capture between processes")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="use only the units already captured in --work (no ingestion)")
+    parser.add_argument("--out", type=Path, help="write every figure as JSON here")
+    args = parser.parse_args(argv)
+    if args.no_locomo:
+        args.locomo = None
+    if args.no_prefeval:
+        args.prefeval = None
+    started = time.perf_counter()
+    units = capture(args)
+    print(f"captured {len(units)} units in {time.perf_counter() - started:.0f} s",
+          file=sys.stderr)
+    if args.capture_only:
+        return 0
+    from cv_report import run_protocol
+
+    results = run_protocol(units)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""Recall captured once per question, then replayed offline under any configuration.
+
+A selection protocol scores hundreds of configurations (a weight changed, a cue or a
+channel removed) on the same ingestion. Re-running ``MemoryGraph.recall`` for each would
+cost minutes per configuration; but the channels' rankings do not depend on the weights,
+the classifier's cues or the fusion, only on the question and the store. So:
+
+    capture_question(graph, ns, asker, text)  -> Captured: every channel's ranking at full
+        depth, the cues that fired, each candidate's storage row and similarity to the
+        query, and its owned affiliated neighbours
+    replay(captured, config, cues=None)       -> memory ids, best first, exactly as
+        ``recall_fused`` would return them for that config (the affiliated pseudo-channel
+        included), with the classifier limited to ``cues`` if given
+
+`replay` agrees with live recall id for id: `benchmarks/cv_protocol.py` checks this on
+every question of its run for the default configuration and reports any disagreement.
+
+May import graphmem.retrieval and graphmem.api; nothing in the core imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
+from graphmem.retrieval.config import CHANNELS, HYBRID, RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings
+
+__all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted"]
+
+#: every channel at weight 1 for every kind: the weights only decide whether a channel
+#: (and the parsing it needs: time, named agents) runs, and every one must run once
+_ONES = {channel: 1.0 for channel in CHANNELS}
+_ALL_ON = HYBRID.model_copy(update={"channels": CHANNELS, "weights": dict(_ONES),
+                                    "kind_weights": {kind: dict(_ONES)
+                                                     for kind in HYBRID.kind_weights}})
+
+
+@dataclass
+class Captured:
+    """What recall needs of one question, without the store."""
+
+    text: str
+    cues: tuple[tuple[str, str, float], ...]  # (kind, cue name, weight) that fired
+    rankings: dict[str, list[str]]  # channel -> owned memory ids, best first
+    rows: dict[str, int] = field(default_factory=dict)  # memory id -> storage row
+    sims: dict[str, float] = field(default_factory=dict)  # memory id -> cosine to query
+    affiliated: dict[str, list[str]] = field(default_factory=dict)  # id -> owned neighbours
+
+    def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
+        """The classifier's answer with only ``cues`` (names) counted; all if None."""
+        from graphmem.retrieval.classify import QueryKind
+
+        hits = tuple((QueryKind(kind), name, weight) for kind, name, weight in self.cues
+                     if cues is None or name in cues)
+        return class_from_cues(hits)
+
+
+def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) -> Captured:
+    """Run every channel of recall for one question and keep what `replay` needs."""
+    from graphmem.retrieval.channels import RankContext
+    from graphmem.retrieval.pipeline import run_channels
+    from graphmem.retrieval.query import parse_query
+
+    config = _ALL_ON.model_copy(update={"depth": depth})
+    views = graph._views  # the handle's own views: what its recall reads
+    view = views.synced(ns)
+    parsed = parse_query(text, view=view, agent=asker, config=config,
+                         embed=graph.embedder.embed,
+                         agent_names=lambda: {a: graph._writer.agent_name(ns, a)
+                                              for a in view.agents()})
+    ctx = RankContext(view, views.text_index(ns), asker, view.owned_ids(asker))
+    rankings = run_channels(ctx, parsed, config, _ONES)
+    candidates = list(dict.fromkeys(m for ids in rankings.values() for m in ids))
+    affiliated = {mid: sorted((x for x in view.records[mid].affiliated
+                               if view.owns(asker, x) and not view.records[x].forgotten),
+                              key=lambda x: view.records[x].row)
+                  for mid in candidates}
+    known = list(dict.fromkeys([*candidates, *(x for xs in affiliated.values() for x in xs)]))
+    sims = _similarities(view, known, parsed.vector)
+    return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
+                    rankings=rankings, rows={m: view.records[m].row for m in known},
+                    sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs})
+
+
+def _similarities(view, ids: list[str], qvec: np.ndarray) -> dict[str, float]:
+    # the same arithmetic as channels.by_similarity (one stacked product), so that
+    # orders by similarity come out identical
+    from graphmem.view import one_blas_thread
+
+    if not ids:
+        return {}
+    with one_blas_thread():
+        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+    return {mid: float(s) for mid, s in zip(ids, scores)}
+
+
+def replay(captured: Captured, config: RecallConfig, *, k: int,
+           cues: Collection[str] | None = None) -> list[str]:
+    """The memory ids ``recall(..., k=k, config=config)`` returns, from the capture."""
+    return replay_weighted(captured, effective_weights(captured, config, cues), config, k=k)
+
+
+def effective_weights(captured: Captured, config: RecallConfig,
+                      cues: Collection[str] | None = None) -> dict[str, float]:
+    """The channel weights recall uses for this question under ``config`` and ``cues``:
+    all that the ranking depends on besides the fusion settings (a cache key)."""
+    return weights_for(config, captured.query_class(cues) if config.classify else None)
+
+
+def replay_weighted(captured: Captured, weights: dict[str, float], config: RecallConfig, *,
+                    k: int) -> list[str]:
+    """`replay` once the weights are known."""
+    rankings = {c: captured.rankings.get(c, [])[:config.depth_for(c)]
+                for c in config.channels if weights.get(c, 0) > 0}
+    row = captured.rows.__getitem__
+    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+    pool = [hit.id for hit in fused[:k]]
+    if config.expand_affiliated and config.affiliated_weight > 0 and pool:
+        extra = _affiliated(captured, pool, config.affiliated_cap)
+        if extra:
+            rankings["affiliated"] = extra
+            weights = {**weights, "affiliated": config.affiliated_weight}
+            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+    return [hit.id for hit in fused[:k]]
+
+
+def _by_similarity(captured: Captured, ids: list[str]) -> list[str]:
+    ids = sorted(ids, key=captured.rows.__getitem__)
+    scores = np.array([captured.sims[i] for i in ids], dtype=np.float32)
+    return [ids[i] for i in np.argsort(-scores, kind="stable")]
+
+
+def _affiliated(captured: Captured, pool: list[str], cap: int) -> list[str]:
+    """pipeline.affiliated_ranking, over the captured neighbours."""
+    seen = set(pool)
+    chosen: list[str] = []
+    for mid in pool:
+        near = [x for x in captured.affiliated.get(mid, ()) if x not in seen]
+        for x in _by_similarity(captured, near)[:cap]:
+            seen.add(x)
+            chosen.append(x)
+    return _by_similarity(captured, chosen)

@@ -1,0 +1,253 @@
+"""View snapshots on disk: the first recall after opening a store without reading it all.
+
+A namespace view (vectors, owners, entities, timelines) and its text index take about
+50 s to build from the store at 100,000 memories: the store sends every embedding float
+as its own reply element. A snapshot keeps them on disk; opening one costs a file read,
+and the view is then caught up with ``changed_since`` like any other view.
+
+    save(directory, view, text_index, fp)       write a snapshot (atomically: a temp dir
+                                                renamed over the old one)
+    load(directory, ns, fp_now, probe)          the (view, text index) of a valid snapshot,
+                                                or None with the reason logged
+    fingerprint(store, queries, ns)             what a snapshot must match
+
+A snapshot is used only if all of these hold, else it is ignored (never half used):
+
+- its format is `FORMAT` and graphmem's view classes have not changed shape (the class
+  layout is part of the format check);
+- the store is the same: the same schema steps, applied at the same moment (a store's
+  first schema step is its birth), and the namespace has the same ``created_at`` (a
+  dropped and recreated namespace starts a new lineage, even at the same version);
+- the namespace's version now is at least the snapshot's, and the memory the snapshot
+  saw written last still exists at that sequence or later (a store restored from an
+  older backup and written again has another history under the same versions).
+
+The state file is a pickle, read by an unpickler that accepts only the classes a view
+is made of (no code runs on load). It lives in the store's own data directory by
+default, which must be as private as the store. Owns only this file format; imports
+graphmem.view and graphmem.retrieval, and nothing imports it but graphmem.views.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+import logging
+import os
+import pickle
+import shutil
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
+           "snapshot_dir"]
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+#: a sync that reads at least this many new memories writes the snapshot afterwards (the
+#: first read of a large namespace, or a catch-up after many writes elsewhere): a write
+#: of 100k memories' state costs a few seconds, so it is not done after every recall
+SAVE_AFTER_NEW_ROWS = 5000
+STATE_FILE, VECTORS_FILE, META_FILE = "state.pkl", "vectors.npy", "meta.json"
+#: the classes a snapshot's state may hold; anything else makes the load fail
+_ALLOWED = {
+    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "dict"), ("builtins", "list"),
+    ("builtins", "tuple"), ("collections", "OrderedDict"), ("collections", "defaultdict"),
+    ("graphmem.view", "MemoryRecord"), ("graphmem.text.entity_resolution", "Entity"),
+    ("graphmem.text.entity_resolution", "EntityResolver"),
+    ("graphmem.retrieval.bm25", "BM25Index"), ("graphmem.retrieval.bm25", "_Postings"),
+    ("graphmem.retrieval.tokenize", "tokenize"),
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "scalar"), ("_codecs", "encode"),
+    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
+}
+# view attributes rebuilt on load rather than saved
+_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What identifies a namespace's history in one store."""
+
+    steps: tuple[str, ...]
+    born: int | None
+    epoch: str | None
+    created_at: int | None
+    version: int
+
+    def same_lineage(self, other: "Fingerprint") -> bool:
+        return (self.steps, self.born, self.epoch, self.created_at) == \
+            (other.steps, other.born, other.epoch, other.created_at)
+
+
+def fingerprint(store, queries, ns: str) -> Fingerprint:
+    """The store's and the namespace's identity now."""
+    row = store.read(queries["snapshot/fingerprint"], {"ns": ns})[0]
+    return Fingerprint(tuple(row["steps"] or ()), row["born"], row.get("epoch"),
+                       row["created_at"], int(row["version"] or 0))
+
+
+def snapshot_dir(store, ns: str) -> Path | None:
+    """Where ``ns``'s snapshot lives: ``GRAPHMEM_SNAPSHOT_DIR``/<ns>, else inside an
+    embedded store's data directory; None (no snapshots) for a remote store without it,
+    or when ``GRAPHMEM_VIEW_SNAPSHOTS=0``."""
+    if os.environ.get("GRAPHMEM_VIEW_SNAPSHOTS", "1") == "0":
+        return None
+    root = os.environ.get("GRAPHMEM_SNAPSHOT_DIR")
+    if root:
+        base = Path(root)
+    else:
+        server = getattr(store, "server", None)
+        if server is None or getattr(server, "data_dir", None) is None:
+            return None
+        base = Path(server.data_dir) / "view-snapshots"
+    safe = "".join(c if c.isalnum() or c in "_.-" else "-" for c in ns)[:120]
+    return base / f"{safe}-{zlib.crc32(ns.encode()):08x}"
+
+
+def restore(store, queries, ns: str) -> tuple[Any, Any] | None:
+    """The views' hook on first use of ``ns``: its snapshot's (view, text index) if one
+    is valid for this store, else None (the view is then read from the store)."""
+    directory = snapshot_dir(store, ns)
+    if directory is None or not directory.exists():
+        return None
+    now = fingerprint(store, queries, ns)
+
+    def probe(memory_id: str) -> int | None:
+        rows = store.read(queries["snapshot/probe"], {"ns": ns, "id": memory_id})
+        return rows[0]["seq"] if rows else None
+
+    return load(directory, ns, now, probe)
+
+
+def keep(store, queries, view, text_index) -> None:
+    """The views' hook after a sync that read much: write the snapshot of ``view``."""
+    directory = snapshot_dir(store, view.ns)
+    if directory is None or len(view) == 0:
+        return
+    try:
+        save(directory, view, text_index, fingerprint(store, queries, view.ns))
+    except Exception as exc:  # noqa: BLE001 - a cache that cannot be written costs
+        # speed, never data, and must not stop a close
+        log.warning("view snapshot %s not written: %s", directory, exc)
+
+
+def _layout() -> dict[str, list[str]]:
+    """The attribute names of the saved classes: a changed class invalidates snapshots."""
+    from graphmem.retrieval.bm25 import BM25Index
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.view import MemoryRecord, NamespaceView
+
+    empty = NamespaceView("layout")
+    return {"view": sorted(k for k in empty.__dict__ if k not in _VIEW_SKIP),
+            "bm25": sorted(BM25Index().__dict__),
+            "record": sorted(MemoryRecord.__dataclass_fields__),
+            "text_index": sorted(TextIndex(empty).__dict__)}
+
+
+def save(directory: Path, view, text_index, fp: Fingerprint) -> None:
+    """Write ``view`` (and ``text_index`` if not None) as the snapshot in ``directory``."""
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    n = len(view)
+    np.save(tmp / VECTORS_FILE, view._matrix[:n], allow_pickle=False)
+    state = {"view": {k: v for k, v in view.__dict__.items() if k not in _VIEW_SKIP},
+             "text": None if text_index is None else {
+                 k: v for k, v in text_index.__dict__.items()}}
+    with open(tmp / STATE_FILE, "wb") as handle:
+        pickle.dump(state, handle, protocol=5)
+    last = max(view.records.values(), key=lambda r: r.seq, default=None)
+    meta = {"format": FORMAT, "layout": _layout(), "ns": view.ns, "rows": n,
+            "version": view.version, "steps": list(fp.steps), "born": fp.born,
+            "epoch": fp.epoch, "created_at": fp.created_at,
+            "probe": None if last is None else {"id": last.id, "seq": int(last.seq)},
+            "saved_at": time.time()}
+    (tmp / META_FILE).write_text(json.dumps(meta))
+    old = directory.with_name(f".{directory.name}.{os.getpid()}.old")
+    if directory.exists():
+        directory.rename(old)
+    tmp.rename(directory)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def load(directory: Path, ns: str, now: Fingerprint,
+         probe: Callable[[str], int | None]) -> tuple[Any, Any] | None:
+    """The (view, text index or None) of the snapshot in ``directory`` if it is valid for
+    ``ns`` at fingerprint ``now``; ``probe(memory id)`` gives a memory's seq in the store
+    (None if gone). The view still needs a sync to catch up."""
+    reason = _invalid(Path(directory), ns, now, probe)
+    if reason:
+        log.info("view snapshot %s not used: %s", directory, reason)
+        return None
+    try:
+        return _restore(Path(directory), ns)
+    except Exception as exc:  # noqa: BLE001 - a damaged cache is ignored, never fatal
+        log.warning("view snapshot %s not used: unreadable (%s)", directory, exc)
+        return None
+
+
+def _invalid(directory: Path, ns: str, now: Fingerprint, probe) -> str:
+    try:
+        meta = json.loads((directory / META_FILE).read_text())
+    except (OSError, ValueError):
+        return "no snapshot"
+    saved = Fingerprint(tuple(meta.get("steps") or ()), meta.get("born"), meta.get("epoch"),
+                        meta.get("created_at"), int(meta.get("version", -1)))
+    if meta.get("format") != FORMAT or meta.get("layout") != _layout():
+        return "written by another version of graphmem"
+    if meta.get("ns") != ns:
+        return f"of namespace {meta.get('ns')!r}"
+    if not saved.same_lineage(now):
+        return "of another store, schema or incarnation of the namespace"
+    if saved.version > now.version:
+        return f"newer (version {saved.version}) than the store (version {now.version})"
+    last = meta.get("probe")
+    if last is not None:
+        seq = probe(last["id"])
+        if seq is None or int(seq) < int(last["seq"]):
+            return "its last memory is not in the store: another history"
+    return ""
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a view snapshot")
+        return super().find_class(module, name)
+
+
+def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.view import NamespaceView
+
+    matrix = np.load(directory / VECTORS_FILE, allow_pickle=False)
+    # many small objects: the cyclic collector would walk them all again and again
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with open(directory / STATE_FILE, "rb") as handle:
+            state = _Unpickler(io.BufferedReader(handle)).load()
+    finally:
+        if was_enabled:
+            gc.enable()
+    view = NamespaceView(ns)
+    view.__dict__.update(state["view"])
+    view._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    view._half = view._matrix.astype(np.float16)
+    text_index = None
+    if state["text"] is not None:
+        text_index = TextIndex.__new__(TextIndex)
+        text_index.__dict__.update(state["text"])
+        view._listeners.append(text_index._update)
+    return view, text_index

@@ -1,0 +1,141 @@
+"""View snapshots: a restored view ranks exactly as a view read from the store, and a
+snapshot of another store, namespace lineage, history or format is never used."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graphmem import MemoryGraph
+from graphmem import view_snapshot as vs
+
+NS = "snap"
+FACTS = ["Ana repaired the blue bicycle at the harbour.", "Ben lost three letters at the market.",
+         "Ana prefers tea to coffee.", "Ben moved to Toronto in May.",
+         "Chloe painted the old mill red.", "Ana and Ben went camping by the river."]
+
+
+def _fill(graph, facts=FACTS):
+    for agent in ("ana", "ben"):
+        graph.register_agent(agent, kind="human", name=agent.capitalize(), ns=NS)
+    for i, text in enumerate(facts):
+        graph.remember("ana" if i % 2 == 0 else "ben", text,
+                       witnesses=["ben" if i % 2 == 0 else "ana"], ns=NS)
+
+
+def _restore(graph):
+    return vs.restore(graph._views.store, graph._views.queries, NS)
+
+
+def _keep(graph):
+    view = graph._views.synced(NS)
+    vs.keep(graph._views.store, graph._views.queries, view, graph._views.text_index(NS))
+
+
+def _dir(graph):
+    return vs.snapshot_dir(graph._views.store, NS)
+
+
+@pytest.fixture
+def stored(tmp_path):
+    g = MemoryGraph.open(data_dir=tmp_path / "data")
+    _fill(g)
+    g.warm(NS)
+    yield g
+    g.close()
+
+
+def test_a_restored_view_ranks_as_the_store_does(stored):
+    _keep(stored)
+    view, text_index = _restore(stored)
+    live = stored._views.synced(NS)
+    assert view.version == live.version and len(view) == len(live)
+    assert np.array_equal(view._matrix[:len(view)], live._matrix[:len(live)])
+    assert {m: (r.text, r.owners, r.affiliated) for m, r in view.records.items()} == \
+        {m: (r.text, r.owners, r.affiliated) for m, r in live.records.items()}
+    owned = set(view.owned_ids("ana"))
+    assert text_index.search("bicycle harbour", 3, owned) == \
+        stored._views.text_index(NS).search("bicycle harbour", 3, owned)
+
+
+def test_a_restored_view_catches_up_and_indexes_new_memories(stored):
+    _keep(stored)
+    stored.remember("ana", "Ana bought a kite at the station.", witnesses=["ben"], ns=NS)
+    view, text_index = _restore(stored)
+    stored._views._views[NS] = view
+    stored._views._text_indexes[NS] = text_index
+    stored._views.synced(NS)
+    assert any("kite" in r.text for r in view.records.values())
+    assert text_index.search("kite station", 1, set(view.owned_ids("ana")))
+
+
+def test_a_dropped_and_recreated_namespace_is_another_lineage(stored):
+    _keep(stored)
+    stored.drop_namespace(NS)
+    _fill(stored, FACTS[:3])
+    assert _restore(stored) is None
+
+
+def test_another_store_never_uses_the_snapshot(stored, tmp_path, monkeypatch):
+    _keep(stored)
+    monkeypatch.setenv("GRAPHMEM_SNAPSHOT_DIR", str(tmp_path / "shared-snapshots"))
+    _keep(stored)
+    with MemoryGraph.open(data_dir=tmp_path / "other") as other:
+        _fill(other)
+        other.warm(NS)
+        assert _restore(other) is None
+
+
+def test_another_format_or_a_damaged_file_is_ignored(stored):
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "format": vs.FORMAT + 1}))
+    assert _restore(stored) is None
+    (directory / vs.META_FILE).write_text(json.dumps(meta))
+    assert _restore(stored) is not None
+    (directory / vs.STATE_FILE).write_bytes(b"not a snapshot")
+    assert _restore(stored) is None
+
+
+def test_a_snapshot_ahead_of_the_store_or_of_another_history_is_ignored(stored):
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "version": meta["version"] + 5}))
+    assert _restore(stored) is None
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "probe": {"id": "gone", "seq": 1}}))
+    assert _restore(stored) is None
+
+
+def test_a_state_that_would_run_code_is_refused(stored):
+    import pickle
+
+    _keep(stored)
+    directory = _dir(stored)
+
+    class Boom:
+        def __reduce__(self):
+            return (print, ("ran",))
+
+    (directory / vs.STATE_FILE).write_bytes(pickle.dumps({"view": Boom(), "text": None}))
+    assert _restore(stored) is None
+
+
+def test_a_reopened_store_starts_from_the_snapshot_and_recalls_the_same(tmp_path, monkeypatch):
+    monkeypatch.setattr(vs, "SAVE_AFTER_NEW_ROWS", 3)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g)
+        g.warm(NS)
+        before = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+        directory = _dir(g)
+    assert (directory / vs.META_FILE).exists()  # written on close
+    read = []
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g._views.store.add_tracer(lambda query, params: read.append(query))
+        after = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+    assert after == before
+    # caught up from the snapshot's version: nothing was read again
+    assert not any("m.embedding AS embedding" in q for q in read)
