@@ -15,6 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DEFAULT_THRESHOLD, DepositContext, judge_equivalence
+from graphmem.text.nlp import Parser
+
+PARSER = Parser(full=True)  # one parse per text for the whole run (folds and sweeps)
 
 PAIRS = Path(__file__).resolve().parent / "data" / "judge_pairs.jsonl"
 MAX_APART_MERGED = 0.01  # the target: at most 1% of must-not pairs merged
@@ -36,7 +39,7 @@ def verdicts(rows: list[dict], sims: list[float], threshold: float) -> list:
     floor = min(DEFAULT_CONTRADICTION_FLOOR, threshold)
     return [judge_equivalence(r["a"], r["b"], s, threshold=threshold, contradiction_floor=floor,
                               context_a=_context(r.get("context_a")),
-                              context_b=_context(r.get("context_b")))
+                              context_b=_context(r.get("context_b")), parser=PARSER)
             for r, s in zip(rows, sims)]
 
 

@@ -113,7 +113,7 @@ def build(wordnet: Path) -> dict:
             n_synsets, n_ptr = int(fields[2]), int(fields[3])
             offsets = fields[6 + n_ptr: 6 + n_ptr + n_synsets][:MAX_SENSES]
             senses.setdefault(lemma, []).extend(sid(pos, o) for o in offsets)
-    for s, (_, words, _) in synsets.items():
+    for _, words, _ in synsets.values():
         for w in words:
             if "_" in w:
                 continue
