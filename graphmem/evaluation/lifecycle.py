@@ -213,12 +213,12 @@ def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
         with tempfile.TemporaryDirectory(prefix="graphmem-lifecycle-") as tmp:
             with MemoryGraph.open(data_dir=Path(tmp) / "data", embedder=embedder) as graph:
                 per_seed[str(seed)] = run_seed(dialogue, graph, options, embedder)
+        results = {"benchmark": "lifecycle", "settings": options.__dict__ | {
+            "seeds": list(options.seeds), "window": WINDOW, "task": TASK},
+            "targets": TARGETS, "seeds": per_seed, "summary": overall(per_seed)}
+        write_reports(Path(options.out), results)  # after each seed: a long run shows progress
         if progress:
             progress(f"seed {seed}: {len(per_seed[str(seed)])} checkpoints")
-    results = {"benchmark": "lifecycle", "settings": options.__dict__ | {
-        "seeds": list(options.seeds), "window": WINDOW, "task": TASK},
-        "targets": TARGETS, "seeds": per_seed, "summary": overall(per_seed)}
-    write_reports(Path(options.out), results)
     return results
 
 
