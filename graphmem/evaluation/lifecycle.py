@@ -198,6 +198,35 @@ def run_seed(dialogue: Dialogue, graph: Any, options: LifecycleOptions,
     return checkpoints
 
 
+def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], Any]
+                   ) -> dict[str, dict[str, int]]:
+    """Per kind of fact, what the write path's default judge says of each revision
+    (update or revert) beside the statement it revises: only a ``contradiction`` can
+    lead to supersession, so this bounds what the write path can see."""
+    from graphmem.judge import judge_equivalence
+
+    pairs: list[tuple[str, str, str]] = []
+    for dialogue in dialogues:
+        last: dict[str, Any] = {}
+        for turn in dialogue.turns:
+            before = last.get(turn.slot) if turn.slot else None
+            if before is not None and before.value != turn.value:
+                pairs.append((dialogue.kinds[turn.slot], turn.text, before.text))
+            if turn.slot:
+                last[turn.slot] = turn
+    out: dict[str, dict[str, int]] = {}
+    for lo in range(0, len(pairs), 256):
+        chunk = pairs[lo:lo + 256]
+        new, old = embed([p[1] for p in chunk]), embed([p[2] for p in chunk])
+        for (kind, a, b), va, vb in zip(chunk, new, old):
+            verdict = judge_equivalence(a, b, float(va @ vb))
+            counts = out.setdefault(kind, {"pairs": 0, "contradiction": 0, "different": 0,
+                                           "equivalent": 0})
+            counts["pairs"] += 1
+            counts[verdict.kind] += 1
+    return out
+
+
 # -- the run ----------------------------------------------------------------------------
 
 def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
@@ -208,6 +237,8 @@ def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
 
     embedder = embedder or Embedder()
     per_seed: dict[str, list] = {}
+    coverage = judge_coverage([generate(seed, options.turns) for seed in options.seeds],
+                              embedder.embed)
     for seed in options.seeds:
         dialogue = generate(seed, options.turns)
         with tempfile.TemporaryDirectory(prefix="graphmem-lifecycle-") as tmp:
@@ -215,7 +246,8 @@ def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
                 per_seed[str(seed)] = run_seed(dialogue, graph, options, embedder)
         results = {"benchmark": "lifecycle", "settings": options.__dict__ | {
             "seeds": list(options.seeds), "window": WINDOW, "task": TASK},
-            "targets": TARGETS, "seeds": per_seed, "summary": overall(per_seed)}
+            "targets": TARGETS, "seeds": per_seed, "summary": overall(per_seed),
+            "judge_coverage": coverage}
         write_reports(Path(options.out), results)  # after each seed: a long run shows progress
         if progress:
             progress(f"seed {seed}: {len(per_seed[str(seed)])} checkpoints")
@@ -279,7 +311,11 @@ def render_markdown(results: dict[str, Any]) -> str:
                                                "latency_p95_ms")]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", f"Targets: current ≥ stale ≥ {TARGETS['current_above']:.0%}, "
-              f"contradiction < {TARGETS['contradiction']:.1%}.", ""]
+              f"contradiction < {TARGETS['contradiction']:.1%}.", "",
+              "Revisions the write path's judge sees as contradictions (the only ones it "
+              "can supersede), by kind of fact: " + "; ".join(
+                  f"{kind} {c['contradiction']}/{c['pairs']}"
+                  for kind, c in sorted(results.get("judge_coverage", {}).items())), ""]
     for seed, checkpoints in results["seeds"].items():
         lines += [f"## Seed {seed}", "", "| turn | strategy | recall | contradiction | "
                   "current ≥ stale (pairs) | store | p50 ms | p95 ms |",

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from graphmem import MemoryGraph
 from graphmem.cli import cli
-from graphmem.evaluation.lifecycle import (STRATEGIES, LifecycleOptions, render_markdown,
-                                           run_seed, score_context)
+from graphmem.evaluation.lifecycle import (STRATEGIES, LifecycleOptions, judge_coverage,
+                                           render_markdown, run_seed, score_context)
 from graphmem.evaluation.lifecycle_script import START, Dialogue, Turn, generate
 
 
@@ -47,6 +47,14 @@ def test_metrics_on_hand_checked_contexts():
     # after the revert, the first statement is current again and March 10 is stale
     reverted = score_context([{0, 4}, {2}], d, "launch", "March 3", {"March 10"})
     assert reverted == {"recall": 1.0, "contradiction": 0.0, "pairs": 1, "above": 1}
+
+
+def test_judge_coverage_counts_each_revision_once(embedder):
+    coverage = judge_coverage([tiny()], embedder.embed)
+    assert list(coverage) == ["date"]  # the update and the revert of the launch
+    counts = coverage["date"]
+    assert counts["pairs"] == 2
+    assert counts["contradiction"] + counts["different"] + counts["equivalent"] == 2
 
 
 def test_the_script_is_seeded_varied_and_says_its_values():
