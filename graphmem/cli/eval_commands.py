@@ -126,7 +126,9 @@ def report_command(dirs) -> None:
 @click.option("--every", type=int, default=50, show_default=True, help="Checkpoint interval.")
 @click.option("--k", type=int, default=5, show_default=True, help="Context items per question.")
 @click.option("--no-maintain", is_flag=True, help="Do not run maintain() at checkpoints.")
-def lifecycle_command(out, seeds, turns, every, k, no_maintain) -> None:
+@click.option("--contradiction-floor", type=float, default=None,
+              help="The write path's contradiction floor (WriteConfig; default its own).")
+def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_floor) -> None:
     """A scripted planning dialogue with revised, reverted and superseded facts: a
     10-turn window, plain retrieval and graphmem (supersession, maintain) compared."""
     from graphmem.evaluation.lifecycle import LifecycleOptions, run_lifecycle
@@ -138,7 +140,8 @@ def lifecycle_command(out, seeds, turns, every, k, no_maintain) -> None:
     if not chosen or turns <= 0 or every <= 0 or every > turns or k <= 0:
         raise InvalidInput("need --seeds, --turns > 0, 0 < --every <= --turns and --k > 0")
     options = LifecycleOptions(out=str(out), seeds=chosen, turns=turns, every=every, k=k,
-                               maintain=not no_maintain)
+                               maintain=not no_maintain,
+                               contradiction_floor=contradiction_floor)
     results = run_lifecycle(options, progress=click.echo)
     for name, m in results["summary"].items():
         click.echo(f"{name}: recall {m['recall']['mean']:.3f}, contradiction "

@@ -55,6 +55,7 @@ class LifecycleOptions:
     every: int = 50
     k: int = 5
     maintain: bool = True
+    contradiction_floor: float | None = None  # the write path's (WriteConfig); None: default
 
 
 # -- scoring (pure) -----------------------------------------------------------------
@@ -232,17 +233,20 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
 def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every seed in a fresh embedded store; writes results.json and results.md."""
-    from graphmem import MemoryGraph
+    from graphmem import MemoryGraph, WriteConfig
     from graphmem.embed import Embedder
 
     embedder = embedder or Embedder()
+    write = WriteConfig() if options.contradiction_floor is None else WriteConfig(
+        contradiction_floor=options.contradiction_floor)
     per_seed: dict[str, list] = {}
     coverage = judge_coverage([generate(seed, options.turns) for seed in options.seeds],
                               embedder.embed)
     for seed in options.seeds:
         dialogue = generate(seed, options.turns)
         with tempfile.TemporaryDirectory(prefix="graphmem-lifecycle-") as tmp:
-            with MemoryGraph.open(data_dir=Path(tmp) / "data", embedder=embedder) as graph:
+            with MemoryGraph.open(data_dir=Path(tmp) / "data", embedder=embedder,
+                                  write_config=write) as graph:
                 per_seed[str(seed)] = run_seed(dialogue, graph, options, embedder)
         results = {"benchmark": "lifecycle", "settings": options.__dict__ | {
             "seeds": list(options.seeds), "window": WINDOW, "task": TASK},
