@@ -123,7 +123,8 @@ class _Memory:
                     *(self.turns_of.get(m, set()) for m in group["sources"]))
             self.maintenance.append({k: report[k] if isinstance(report[k], int)
                                      else len(report[k]) for k in
-                                     ("scored", "below_threshold", "consolidated", "pruned")})
+                                     ("scored", "below_threshold", "consolidated", "pruned",
+                                      "promoted") if k in report})
 
     def recall(self, query: str, k: int) -> tuple[list[set[int]], list[set[int]]]:
         hits = self.graph.recall("pm", query, k=k, ns=self.ns)
