@@ -42,3 +42,13 @@ def test_a_replaced_claim_said_again_holds_again(mem):
     assert [(h.memory_id, h.status) for h in hits] == [(first_id, "current"),
                                                        (second_id, "superseded")]
     assert hits[1].superseded_by == first_id and hits[1].valid_until.month == 3
+
+
+def test_a_question_about_now_brings_the_end_of_a_chain_of_replacements(mem):
+    first = mem.remember("eve", "The warehouse closes at 6 pm.", at="2024-01-05").memory_ids[0]
+    second = mem.correct(first, "Opening hours changed in spring.", by="eve")
+    third = mem.correct(second, "From May on, closing is at noon on Fridays.", by="eve")
+    # the first wording is what the question matches best; the claim that holds now
+    # replaced the one that replaced it
+    hits = mem.recall("eve", "The warehouse closes at 6 pm.", k=1)
+    assert [h.memory_id for h in hits] == [third]
