@@ -200,12 +200,14 @@ def run_seed(dialogue: Dialogue, graph: Any, options: LifecycleOptions,
     return checkpoints
 
 
-def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], Any]
-                   ) -> dict[str, dict[str, int]]:
+def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], Any],
+                   contradiction_floor: float | None = None) -> dict[str, dict[str, int]]:
     """Per kind of fact, what the write path's default judge says of each revision
     (update or revert) beside the statement it revises: only a ``contradiction`` can
     lead to supersession, so this bounds what the write path can see."""
-    from graphmem.judge import judge_equivalence
+    from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, judge_equivalence
+
+    floor = DEFAULT_CONTRADICTION_FLOOR if contradiction_floor is None else contradiction_floor
 
     pairs: list[tuple[str, str, str]] = []
     for dialogue in dialogues:
@@ -221,7 +223,8 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
         chunk = pairs[lo:lo + 256]
         new, old = embed([p[1] for p in chunk]), embed([p[2] for p in chunk])
         for (kind, a, b), va, vb in zip(chunk, new, old):
-            verdict = judge_equivalence(a, b, float(va @ vb))
+            verdict = judge_equivalence(a, b, float(va @ vb),
+                                        contradiction_floor=floor)
             counts = out.setdefault(kind, {"pairs": 0, "contradiction": 0, "different": 0,
                                            "equivalent": 0})
             counts["pairs"] += 1
@@ -242,7 +245,7 @@ def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
         contradiction_floor=options.contradiction_floor)
     per_seed: dict[str, list] = {}
     coverage = judge_coverage([generate(seed, options.turns) for seed in options.seeds],
-                              embedder.embed)
+                              embedder.embed, options.contradiction_floor)
     for seed in options.seeds:
         dialogue = generate(seed, options.turns)
         with tempfile.TemporaryDirectory(prefix="graphmem-lifecycle-") as tmp:
