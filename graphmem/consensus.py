@@ -111,7 +111,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             if not merged.is_new:
                 oplog.append(_merge_entry(deposit, plan.deposit_id, atom, mid, before, view))
         contradicts.extend([mid, other] for other in conflicts)
-        supersede.extend(_supersession(mid, conflicts, pending, view))
+        supersede.extend(_supersession(mid, conflicts, pending, view, deposit_t))
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
@@ -167,13 +167,21 @@ def _match_atom(atom: str, vector: np.ndarray, view: NamespaceView,
 
 
 def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
-                  view: NamespaceView) -> list[dict]:
+                  view: NamespaceView, stated: int) -> list[dict]:
     """Of two claims in conflict, the one that holds from a later time supersedes the
     other: the earlier is valid until the later's time. Claims of the same time stay
-    side by side, disputed. Rows: {id, valid_until, by} for the superseded memory."""
+    side by side, disputed. An atom merged into a memory re-asserts it at ``stated``
+    (the deposit's time): replaced before then, the memory holds again and replaces
+    what replaced it ("the launch is back on March 3"). Rows: {id, valid_until, by}
+    (None, None: current again)."""
     def t_of(memory: str) -> int | None:
         return pending[memory].t if memory in pending else view.records[memory].t
 
+    if not pending[mid].is_new:  # re-asserted: it replaces the current claims before it
+        return _reasserted(mid, view, stated) + [
+            {"id": other, "valid_until": stated, "by": mid} for other in conflicts
+            if other in view.records and view.records[other].valid_until is None
+            and (t_of(other) or stated) < stated]
     rows = []
     for other in conflicts:
         mine, theirs = t_of(mid), t_of(other)
@@ -181,6 +189,17 @@ def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
             continue
         earlier, later, t = (other, mid, mine) if mine > theirs else (mid, other, theirs)
         rows.append({"id": earlier, "valid_until": t, "by": later})
+    return rows
+
+
+def _reasserted(mid: str, view: NamespaceView, stated: int) -> list[dict]:
+    record = view.records.get(mid)
+    if record is None or record.valid_until is None or record.valid_until > stated:
+        return []
+    rows = [{"id": mid, "valid_until": None, "by": None}]
+    later = view.records.get(record.superseded_by or "")
+    if later is not None and later.valid_until is None:
+        rows.append({"id": later.id, "valid_until": stated, "by": mid})
     return rows
 
 

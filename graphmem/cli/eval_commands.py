@@ -117,3 +117,32 @@ for _name in BENCHMARKS:
 def report_command(dirs) -> None:
     """Put several runs side by side (markdown on stdout)."""
     click.echo(compare_runs(list(dirs)), nl=False)
+
+
+@eval_group.command(name="lifecycle")
+@click.option("--out", required=True, type=click.Path(), help="Writes results.json, results.md.")
+@click.option("--seeds", default="1,2,3", show_default=True, help="Dialogue seeds, e.g. 1,2,3.")
+@click.option("--turns", type=int, default=500, show_default=True)
+@click.option("--every", type=int, default=50, show_default=True, help="Checkpoint interval.")
+@click.option("--k", type=int, default=5, show_default=True, help="Context items per question.")
+@click.option("--no-maintain", is_flag=True, help="Do not run maintain() at checkpoints.")
+@click.option("--contradiction-floor", type=float, default=None,
+              help="The write path's contradiction floor (WriteConfig; default its own).")
+def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_floor) -> None:
+    """A scripted planning dialogue with revised, reverted and superseded facts: a
+    10-turn window, plain retrieval and graphmem (supersession, maintain) compared."""
+    from graphmem.evaluation.lifecycle import LifecycleOptions, run_lifecycle
+
+    try:
+        chosen = tuple(int(part) for part in seeds.split(",") if part.strip())
+    except ValueError:
+        raise InvalidInput(f"--seeds must be comma-separated integers, got {seeds!r}") from None
+    if not chosen or turns <= 0 or every <= 0 or every > turns or k <= 0:
+        raise InvalidInput("need --seeds, --turns > 0, 0 < --every <= --turns and --k > 0")
+    options = LifecycleOptions(out=str(out), seeds=chosen, turns=turns, every=every, k=k,
+                               maintain=not no_maintain,
+                               contradiction_floor=contradiction_floor)
+    results = run_lifecycle(options, progress=click.echo)
+    for name, m in results["summary"].items():
+        click.echo(f"{name}: recall {m['recall']['mean']:.3f}, contradiction "
+                   f"{m['contradiction']['mean']:.4f} (worst {m['contradiction']['worst']:.4f})")

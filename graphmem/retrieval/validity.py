@@ -41,9 +41,9 @@ def order_by_validity(ids: Sequence[str], view: NamespaceView, agent: str,
     out = list(ids)
     for mid in list(out):
         record = view.records[mid]
-        later = record.superseded_by
-        if later is None or later not in view.records or not view.owns(agent, later) \
-                or view.records[later].forgotten:
+        # about now: the claim that holds now, at the end of the chain of replacements
+        later = _replacement(mid, view, agent, follow=span is None)
+        if later is None:
             continue
         first, second = mid, later  # the claim true at the question's time goes first
         if span is None or not (holds_during(record, *span) and
@@ -55,3 +55,18 @@ def order_by_validity(ids: Sequence[str], view: NamespaceView, agent: str,
             out.remove(first)
             out.insert(out.index(second), first)
     return out
+
+
+def _replacement(mid: str, view: NamespaceView, agent: str, *, follow: bool) -> str | None:
+    """The claim the asker owns that replaced ``mid`` (and, with ``follow``, the one
+    that replaced that, and so on: A replaced by B, B by C gives C)."""
+    found, seen = None, {mid}
+    later = view.records[mid].superseded_by
+    while later is not None and later not in seen and later in view.records \
+            and view.owns(agent, later) and not view.records[later].forgotten:
+        found = later
+        if not follow:
+            break
+        seen.add(later)
+        later = view.records[later].superseded_by
+    return found

@@ -30,3 +30,26 @@ def test_conflicting_claims_of_the_same_time_are_disputed(mem):
     mem.remember("cy", "The north gate was not locked.", at="2024-01-05T10:00")
     statuses = {h.status for h in mem.recall("cy", "Was the north gate locked?", k=2)}
     assert statuses == {"disputed"}
+
+
+def test_a_replaced_claim_said_again_holds_again(mem):
+    # no world times: the judge's time guard would keep the repetition apart
+    first = mem.remember("dee", "The marketing budget is $40,000.")
+    second = mem.remember("dee", "The marketing budget is $55,000.")
+    again = mem.remember("dee", "The marketing budget is $40,000.")
+    assert again.atoms[0].action == "merged"
+    first_id, second_id = first.memory_ids[0], second.memory_ids[0]
+    hits = mem.recall("dee", "What is the marketing budget?", k=2)
+    assert [(h.memory_id, h.status) for h in hits] == [(first_id, "current"),
+                                                       (second_id, "superseded")]
+    assert hits[1].superseded_by == first_id and hits[1].valid_until is not None
+
+
+def test_a_question_about_now_brings_the_end_of_a_chain_of_replacements(mem):
+    first = mem.remember("eve", "The warehouse closes at 6 pm.", at="2024-01-05").memory_ids[0]
+    second = mem.correct(first, "Opening hours changed in spring.", by="eve")
+    third = mem.correct(second, "From May on, closing is at noon on Fridays.", by="eve")
+    # the first wording is what the question matches best; the claim that holds now
+    # replaced the one that replaced it
+    hits = mem.recall("eve", "The warehouse closes at 6 pm.", k=1)
+    assert [h.memory_id for h in hits] == [third]
