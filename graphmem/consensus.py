@@ -196,7 +196,7 @@ def _reasserted(mid: str, view: NamespaceView, stated: int) -> list[dict]:
     record = view.records.get(mid)
     if record is None or record.valid_until is None or record.valid_until > stated:
         return []
-    rows = [{"id": mid, "valid_until": None, "by": None}]
+    rows: list[dict[str, Any]] = [{"id": mid, "valid_until": None, "by": None}]
     later = view.records.get(record.superseded_by or "")
     if later is not None and later.valid_until is None:
         rows.append({"id": later.id, "valid_until": stated, "by": mid})

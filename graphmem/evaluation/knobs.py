@@ -82,6 +82,7 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
         elif patch.what == "weight":
             kind, channel = patch.target.split(".")
             table = next(t for k, t in kind_weights.items() if str(k) == kind)
+            assert isinstance(patch.value, (int, float))
             table[channel] = float(patch.value)
         elif patch.what == "channel" and patch.value is False:
             for table in kind_weights.values():
@@ -89,6 +90,7 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
         elif patch.what in ("expand_affiliated", "classify"):
             update[patch.what] = bool(patch.value)
         elif patch.what in ("affiliated_weight", "secondary_share"):
+            assert isinstance(patch.value, (int, float))
             update[patch.what] = float(patch.value)
             if patch.what == "affiliated_weight":
                 update["expand_affiliated"] = True  # a weight for it turns it on

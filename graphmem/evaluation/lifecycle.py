@@ -38,6 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphmem.api import MemoryGraph
+from graphmem.embed import Embedder
+from graphmem.write_config import WriteConfig
 from graphmem.evaluation.lifecycle_script import AGENTS, Dialogue, generate
 from graphmem.evaluation.metrics import percentile
 
@@ -62,7 +65,8 @@ class LifecycleOptions:
 
 def values_held(item: set[int], dialogue: Dialogue, slot: str) -> set[str]:
     """The values of ``slot`` the turns behind one context item assert."""
-    return {dialogue.turns[i].value for i in item if dialogue.turns[i].slot == slot}
+    return {value for i in item if dialogue.turns[i].slot == slot
+            and (value := dialogue.turns[i].value) is not None}
 
 
 def score_context(context: Sequence[set[int]], dialogue: Dialogue, slot: str,
@@ -214,7 +218,7 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
         last: dict[str, Any] = {}
         for turn in dialogue.turns:
             before = last.get(turn.slot) if turn.slot else None
-            if before is not None and before.value != turn.value:
+            if turn.slot and before is not None and before.value != turn.value:
                 pairs.append((dialogue.kinds[turn.slot], turn.text, before.text))
             if turn.slot:
                 last[turn.slot] = turn
@@ -237,8 +241,6 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
 def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every seed in a fresh embedded store; writes results.json and results.md."""
-    from graphmem import MemoryGraph, WriteConfig
-    from graphmem.embed import Embedder
 
     embedder = embedder or Embedder()
     write = WriteConfig() if options.contradiction_floor is None else WriteConfig(
@@ -291,7 +293,7 @@ def overall(per_seed: dict[str, list]) -> dict[str, Any]:
         out[strategy] = {}
         for metric in ("recall", "contradiction", "current_above", "final_store_size",
                        "latency_p50_ms", "latency_p95_ms"):
-            values = [p[metric] for p in pooled.values() if p[metric] is not None]
+            values = [float(v) for p in pooled.values() if (v := p[metric]) is not None]
             worst = WORSE.get(metric, max)
             out[strategy][metric] = {"mean": statistics.fmean(values) if values else None,
                                      "worst": worst(values) if values else None}

@@ -144,6 +144,7 @@ class Dialogue:
         for turn in self.turns[:upto]:
             if turn.slot is None:
                 continue
+            assert turn.value is not None  # a turn with a slot states a value
             current, old = out.get(turn.slot, (turn.value, set()))
             if current != turn.value:
                 old = (old | {current}) - {turn.value}
@@ -192,6 +193,7 @@ def generate(seed: int, turns: int = 500, fact_share: float = 0.35) -> Dialogue:
         elif move == "revert":
             value = rng.choice(earlier)
         else:
+            assert current is not None  # restated: it was stated before
             value = current
         kind = "first" if move in ("first", "restate") else move
         template = rng.choice(TEMPLATES[kinds[slot]][kind])
