@@ -49,6 +49,8 @@ def order_by_validity(ids: Sequence[str], view: NamespaceView, agent: str,
         if span is None or not (holds_during(record, *span) and
                                 not holds_during(view.records[later], *span)):
             first, second = later, mid
+        if second not in out:  # only the claim that goes first is listed: nothing to order
+            continue
         if first not in out:
             out.insert(out.index(second), first)
         elif out.index(first) > out.index(second):

@@ -53,3 +53,15 @@ def test_a_question_about_now_brings_the_end_of_a_chain_of_replacements(mem):
     # replaced the one that replaced it
     hits = mem.recall("eve", "The warehouse closes at 6 pm.", k=1)
     assert [h.memory_id for h in hits] == [third]
+
+
+def test_a_question_about_then_lists_the_claim_of_then_without_its_replacement(mem):
+    from graphmem.retrieval.validity import order_by_validity
+
+    berlin = mem.remember("ana", "Ana lives in Berlin.", at="2023-03-01").memory_ids[0]
+    munich = mem.remember("ana", "Ana lives in Munich.", at="2024-05-01").memory_ids[0]
+    view = mem._views.synced("default")
+    year_2023 = (1672531200000, 1704067200000)
+    assert order_by_validity([berlin], view, "ana", year_2023) == [berlin]
+    assert order_by_validity([munich, berlin], view, "ana", year_2023) == [berlin, munich]
+    assert order_by_validity([berlin], view, "ana") == [munich, berlin]
