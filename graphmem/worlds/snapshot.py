@@ -25,9 +25,14 @@ def dump_rows(graph, ns: str) -> Iterator[dict[str, Any]]:
     """Nodes (``{"node": label, "props": ...}``) then relationships of ``ns``."""
     for row in graph.query("worlds/dump_nodes", {"ns": ns}):
         yield {"node": row["labels"][0], "props": plain(row["props"])}
-    for row in graph.query("worlds/dump_edges", {"ns": ns}):
-        yield {"edge": row["type"], "from_id": row["from_id"], "to_id": row["to_id"],
-               "props": plain(row["props"])}
+    edges = [{"edge": row["type"], "from_id": row["from_id"], "to_id": row["to_id"],
+              "props": plain(row["props"])}
+             for row in graph.query("worlds/dump_edges", {"ns": ns})]
+    # two edges of one type between the same nodes (NEXT on two arcs) differ only in
+    # their properties: order by them too, so that a dump is the same every time
+    edges.sort(key=lambda e: (e["from_id"], e["edge"], e["to_id"],
+                              json.dumps(e["props"], sort_keys=True, default=str)))
+    yield from edges
 
 
 def plain(props: dict[str, Any]) -> dict[str, Any]:
