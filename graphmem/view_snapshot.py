@@ -45,6 +45,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.text_index import TextIndex
+from graphmem.view import MemoryRecord, NamespaceView
+
 __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
            "snapshot_dir"]
 
@@ -76,7 +80,6 @@ _VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache
 @dataclass(frozen=True)
 class Fingerprint:
     """What identifies a namespace's history in one store."""
-
     steps: tuple[str, ...]
     born: int | None
     epoch: str | None
@@ -142,10 +145,6 @@ def keep(store, queries, view, text_index) -> None:
 
 def _layout() -> dict[str, list[str]]:
     """The attribute names of the saved classes: a changed class invalidates snapshots."""
-    from graphmem.retrieval.bm25 import BM25Index
-    from graphmem.retrieval.text_index import TextIndex
-    from graphmem.view import MemoryRecord, NamespaceView
-
     empty = NamespaceView("layout")
     return {"view": sorted(k for k in empty.__dict__ if k not in _VIEW_SKIP),
             "bm25": sorted(BM25Index().__dict__),
@@ -228,8 +227,6 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
-    from graphmem.retrieval.text_index import TextIndex
-    from graphmem.view import NamespaceView
 
     matrix = np.load(directory / VECTORS_FILE, allow_pickle=False)
     # many small objects: the cyclic collector would walk them all again and again

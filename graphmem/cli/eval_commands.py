@@ -18,6 +18,7 @@ from graphmem.configured import llm_roles, load_chat_model
 from graphmem.evaluation.report import compare_runs
 from graphmem.evaluation.runner import EvalOptions, run_evaluation
 from graphmem.errors import InvalidInput
+from graphmem.evaluation.lifecycle import LifecycleOptions, run_lifecycle
 
 BENCHMARKS = ("locomo", "longmemeval", "personamem", "prefeval")
 
@@ -131,8 +132,6 @@ def report_command(dirs) -> None:
 def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_floor) -> None:
     """A scripted planning dialogue with revised, reverted and superseded facts: a
     10-turn window, plain retrieval and graphmem (supersession, maintain) compared."""
-    from graphmem.evaluation.lifecycle import LifecycleOptions, run_lifecycle
-
     try:
         chosen = tuple(int(part) for part in seeds.split(",") if part.strip())
     except ValueError:

@@ -28,6 +28,11 @@ import numpy as np
 from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
 from graphmem.retrieval.config import CHANNELS, HYBRID, RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.channels import RankContext
+from graphmem.retrieval.classify import QueryKind
+from graphmem.retrieval.pipeline import run_channels
+from graphmem.retrieval.query import parse_query
+from graphmem.view import one_blas_thread
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted"]
 
@@ -42,7 +47,6 @@ _ALL_ON = HYBRID.model_copy(update={"channels": CHANNELS, "weights": dict(_ONES)
 @dataclass
 class Captured:
     """What recall needs of one question, without the store."""
-
     text: str
     cues: tuple[tuple[str, str, float], ...]  # (kind, cue name, weight) that fired
     rankings: dict[str, list[str]]  # channel -> owned memory ids, best first
@@ -52,8 +56,6 @@ class Captured:
 
     def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
-        from graphmem.retrieval.classify import QueryKind
-
         hits = tuple((QueryKind(kind), name, weight) for kind, name, weight in self.cues
                      if cues is None or name in cues)
         return class_from_cues(hits)
@@ -61,10 +63,6 @@ class Captured:
 
 def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) -> Captured:
     """Run every channel of recall for one question and keep what `replay` needs."""
-    from graphmem.retrieval.channels import RankContext
-    from graphmem.retrieval.pipeline import run_channels
-    from graphmem.retrieval.query import parse_query
-
     config = _ALL_ON.model_copy(update={"depth": depth})
     views = graph._views  # the handle's own views: what its recall reads
     view = views.synced(ns)
@@ -89,8 +87,6 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
 def _similarities(view, ids: list[str], qvec: np.ndarray) -> dict[str, float]:
     # the same arithmetic as channels.by_similarity (one stacked product), so that
     # orders by similarity come out identical
-    from graphmem.view import one_blas_thread
-
     if not ids:
         return {}
     with one_blas_thread():

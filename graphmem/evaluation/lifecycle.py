@@ -43,6 +43,9 @@ from graphmem.embed import Embedder
 from graphmem.write_config import WriteConfig
 from graphmem.evaluation.lifecycle_script import AGENTS, Dialogue, generate
 from graphmem.evaluation.metrics import percentile
+from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, judge_equivalence
+from graphmem.retrieval.baselines import BM25Baseline, DenseBaseline, RRFBaseline
+from graphmem.view import one_blas_thread
 
 STRATEGIES = ("window", "rag", "graphmem", "graphmem_unordered")
 WINDOW = 10
@@ -105,7 +108,6 @@ def summarise(scored: list[dict[str, Any]], latencies: list[float], size: int
 
 class _Memory:
     """graphmem fed the dialogue: which turns each memory stands for."""
-
     def __init__(self, graph: Any, ns: str, do_maintain: bool) -> None:
         self.graph, self.ns, self.do_maintain = graph, ns, do_maintain
         self.turns_of: dict[str, set[int]] = {}
@@ -167,9 +169,6 @@ def _timed(latencies: list[float], fn: Callable[..., Any], *args: Any) -> Any:
 def run_seed(dialogue: Dialogue, graph: Any, options: LifecycleOptions,
              embedder: Any) -> list[dict[str, Any]]:
     """Feed ``dialogue`` and score every strategy at each checkpoint."""
-    from graphmem.retrieval.baselines import BM25Baseline, DenseBaseline, RRFBaseline
-    from graphmem.view import one_blas_thread
-
     memory = _Memory(graph, f"plan{dialogue.seed}", options.maintain)
     checkpoints = []
     for n, upto in enumerate(range(options.every, len(dialogue.turns) + 1, options.every)):
@@ -209,8 +208,6 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
     """Per kind of fact, what the write path's default judge says of each revision
     (update or revert) beside the statement it revises: only a ``contradiction`` can
     lead to supersession, so this bounds what the write path can see."""
-    from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, judge_equivalence
-
     floor = DEFAULT_CONTRADICTION_FLOOR if contradiction_floor is None else contradiction_floor
 
     pairs: list[tuple[str, str, str]] = []
@@ -241,7 +238,6 @@ def judge_coverage(dialogues: Sequence[Dialogue], embed: Callable[[list[str]], A
 def run_lifecycle(options: LifecycleOptions, *, embedder: Any = None,
                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every seed in a fresh embedded store; writes results.json and results.md."""
-
     embedder = embedder or Embedder()
     write = WriteConfig() if options.contradiction_floor is None else WriteConfig(
         contradiction_floor=options.contradiction_floor)
