@@ -34,7 +34,6 @@ from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.text.nlp import Parser
-from graphmem.retry import retry_moved_version
 from graphmem.views import Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
@@ -406,7 +405,8 @@ class MemoryGraph:
                 vectors = self._embedder.embed([r["text"] for r in chunk])
                 payload = [{"id": r["id"], "embedding": [float(x) for x in v]}
                            for r, v in zip(chunk, vectors)]
-                self._write_guarded(ns, "memory/set_embeddings", {"rows": payload})
+                self._curator.run(ns, "memory/set_embeddings", {"rows": payload},
+                                  sync=False)
                 if progress:
                     progress(ns, lo + len(chunk))
             done[ns] = len(rows)
@@ -416,21 +416,6 @@ class MemoryGraph:
                    write=True)
         return done
 
-    def _write_guarded(self, ns: str, name: str, params: dict[str, Any]) -> None:
-        def attempt(n: int) -> bool | None:
-            state = self._views.state(ns)
-            version = state.version if state else 0
-            if not self.query(name, {"ns": ns, "expected": version, "seq": version + 1,
-                                     **params}, write=True):
-                return None
-            self._store.note_version(ns, version + 1)
-            return True
-
-        retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=f"{name} in {ns!r}")
-
-    # -- curation: a person steering what is remembered (graphmem.lifecycle) --------
-
-    @_one_at_a_time
     def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
         self._curator.set_pinned(memory_id, True, by=by, ns=ns)

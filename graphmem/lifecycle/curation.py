@@ -96,11 +96,13 @@ class Curator:
         self._guarded(ns, query, {"memory": memory_id, "by": by, "act": act,
                                   "op": new_id("op"), **extra})
 
-    def run(self, ns: str, query: str, params: dict[str, Any]) -> None:
-        """Any guarded lifecycle statement (``query`` takes ns, expected, seq, now)."""
-        self._guarded(ns, query, params)
+    def run(self, ns: str, query: str, params: dict[str, Any], *, sync: bool = True) -> None:
+        """Any guarded statement (``query`` takes ns, expected, seq, now); ``sync=False``
+        leaves catching the view up to the caller (a bulk rewrite that drops it after)."""
+        self._guarded(ns, query, params, sync=sync)
 
-    def _guarded(self, ns: str, query: str, params: dict[str, Any]) -> None:
+    def _guarded(self, ns: str, query: str, params: dict[str, Any], *,
+                 sync: bool = True) -> None:
         def attempt(n: int) -> bool | None:
             state = self._views.state(ns)
             version = state.version if state else 0
@@ -110,7 +112,8 @@ class Curator:
             if not rows:
                 return None
             self._store.note_version(ns, version + 1)
-            self._views.synced(ns)
+            if sync:
+                self._views.synced(ns)
             return True
 
         retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=query)
