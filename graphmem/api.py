@@ -6,9 +6,9 @@ import threading
 from collections import deque
 from contextlib import contextmanager
 from difflib import get_close_matches
-from functools import partial, wraps
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from graphmem.atomise import LLMAtomiser, atomise
 from graphmem.canonical import canonical_text
@@ -17,6 +17,7 @@ from graphmem.designs import design_named
 from graphmem.embed import Embedder
 from graphmem.configured import chat_model_from_env, embedder_from_env, llm_roles
 from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
+from graphmem.governance import Governance, one_at_a_time
 from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
@@ -33,7 +34,13 @@ from graphmem.settings import StoreSettings
 from graphmem.store import Store, open_store
 from graphmem.store.base import Row, Tracer
 from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.security import operation
 from graphmem.text.nlp import Parser
+from graphmem.trust.admin import TrustAdmin
+from graphmem.trust.bundle import with_authorship
+from graphmem.trust.gate import AgentState
+from graphmem.trust.ledger import DepositTrust
+from graphmem.trust.policy import parse_policy
 from graphmem.views import Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
@@ -41,20 +48,7 @@ from graphmem.writer import Writer, parse_at
 
 #: items in an agent's working-memory buffer (the brain-inspired paper's capacity)
 WORKING_MEMORY = 10
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _one_at_a_time(method: Callable[P, R]) -> Callable[P, R]:
-    """The method runs holding the handle's lock (its views are not built for racing)."""
-    @wraps(method)
-    def locked(*args: P.args, **kwargs: P.kwargs) -> R:
-        with args[0]._lock:  # type: ignore[attr-defined]
-            return method(*args, **kwargs)
-    return locked
-
-
-class MemoryGraph:
+class MemoryGraph(Governance):
     """Shared long-term memory for many agents, kept in a graph database.
 
     Open it with :meth:`open`; close it (or use ``with``) to stop what it started.
@@ -71,8 +65,11 @@ class MemoryGraph:
                  atomiser: Any = None, judge: Judge | None = None, design: str = "consensus",
                  write_config: WriteConfig = DEFAULT_WRITE,
                  parser: Parser | None = None, adopt_embedder: bool = False,
-                 summariser: Any = None) -> None:
+                 summariser: Any = None, clock: Callable[[], int] | None = None) -> None:
         self._store = store
+        #: epoch ms now, for trust (rate limits, quarantine, sessions, conflict TTL, event
+        #: times): injectable, so that tests and replays need not sleep
+        self._clock = clock or now_ms
         self._queries = queries_for(store.capabilities.backend)
         self._embedder = embedder or Embedder()
         self._parser = parser or Parser()
@@ -84,7 +81,10 @@ class MemoryGraph:
                               atomise=atomiser or atomise, judge=judge or default_judge,
                               canonical=partial(canonical_text, parser=self._parser),
                               parser=self._parser, design=design_named(design),
-                              config=write_config)
+                              config=write_config,
+                              trust=DepositTrust(self._views, self._clock),
+                              clock=self._clock)
+        self._trust = TrustAdmin(self._views, self._embedder.embed, self._clock)
         self._amplification = Amplification()
         self._curator = Curator(store, self._queries, self._views, self._embedder.embed,
                                 summarise=summariser or central_statement)
@@ -105,7 +105,7 @@ class MemoryGraph:
              embedder: Embedder | None = None, atomiser: Any = None, judge: Judge | None = None,
              design: str = "consensus", write_config: WriteConfig = DEFAULT_WRITE,
              check: bool = True, adopt_embedder: bool = False,
-             **settings: Any) -> "MemoryGraph":
+             clock: Callable[[], int] | None = None, **settings: Any) -> "MemoryGraph":
         """Open the store ``uri`` names (default: the embedded store in ``data_dir``).
 
         Arguments left None come from the environment (GRAPHMEM_URI, GRAPHMEM_DATA, ...).
@@ -119,6 +119,7 @@ class MemoryGraph:
         ``reembed`` needs). With ``check``
         (the default) a store whose writes were lost to a damaged log is refused with
         ``CorruptDataError`` (see ``graphmem.integrity``; ``graphmem check`` shows why).
+        ``clock`` (epoch ms) replaces the wall clock for trust's windows and event times.
         """
         config = StoreSettings.from_env(uri=uri, data_dir=data_dir, **settings)
         embedder = embedder or embedder_from_env()
@@ -148,7 +149,7 @@ class MemoryGraph:
         try:
             return cls(store, embedder=embedder, atomiser=atomiser, judge=judge, design=design,
                        write_config=write_config, adopt_embedder=adopt_embedder,
-                       summariser=summariser)
+                       summariser=summariser, clock=clock)
         except BaseException:
             store.close()
             raise
@@ -165,15 +166,30 @@ class MemoryGraph:
 
     # -- agents and namespaces -------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def register_agent(self, agent: str, *, kind: str | None = None, name: str | None = None,
-                       ns: str = DEFAULT_NS) -> dict:
-        """Create or update an agent (``kind``: character, human, ai, service, ...)."""
+                       ns: str = DEFAULT_NS, public_key: str | None = None,
+                       by: str | None = None, signature: str | None = None) -> dict:
+        """Create or update an agent (``kind``: character, human, ai, service, process,
+        ...). ``public_key`` (``graphmem.security.generate_keypair()``'s second value)
+        checks its signed writes. In a governed namespace an ADMIN ``by`` registers it,
+        and a new agent starts in quarantine (``set_policy``)."""
         check_identifier(agent, "agent")
         check_identifier(ns, "ns")
-        return self._writer.register_agent(ns, agent, kind=kind, name=name)
+        if by is not None:
+            check_identifier(by, "by")
+        self._writer.check_kind(kind)
+        # the trust side first: in a governed namespace it refuses before anything is
+        # written (and starts a new agent's quarantine)
+        profile = self._trust.register(ns, agent, kind=kind, name=name, public_key=public_key,
+                                       by=by, signature=signature, op=operation(
+                                           "register_agent", ns=ns, agent=agent, kind=kind,
+                                           name=name, public_key=public_key, by=by))
+        row = self._writer.register_agent(ns, agent, kind=kind, name=name)
+        return {**row, **({"quarantined_until": profile.get("quarantined_until")}
+                          if profile else {})}
 
-    @_one_at_a_time
+    @one_at_a_time
     def drop_namespace(self, ns: str) -> None:
         """Delete every node of ``ns`` (and what this process cached of it)."""
         check_identifier(ns, "ns")
@@ -181,7 +197,7 @@ class MemoryGraph:
         self._store.forget_version(ns)
         self._views.forget_namespace(ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def warm(self, ns: str = DEFAULT_NS) -> None:
         """Read ``ns`` into this process's view and build its text index now, so that the
         first recall costs what every later one does (after opening a store, or after a
@@ -190,7 +206,7 @@ class MemoryGraph:
         self._views.text_index(ns)
         self._views.synced(ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def set_strict(self, ns: str, strict: bool = True) -> None:
         """In a strict namespace, deposits naming unregistered agents are refused."""
         check_identifier(ns, "ns")
@@ -199,12 +215,12 @@ class MemoryGraph:
 
     # -- write and read ---------------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS,
                  via: str | None = None, context: str | None = None,
-                 kind: str = "episodic") -> RememberResult:
+                 kind: str = "episodic", signature: str | None = None) -> RememberResult:
         """Deposit what ``agent`` remembers; equivalent memories are merged, not copied.
 
         ``witnesses`` were present and come to own the memory too; ``told_by`` is the
@@ -214,16 +230,23 @@ class MemoryGraph:
         search with the new memories ("I've had them for 3 years" is found by a question
         about turtles) and never remembered as a statement. Applied in one transaction;
         returns what happened to each atom. ``kind`` is ``episodic`` (default) or
-        ``procedural`` (how to do something, a tool's result).
+        ``procedural`` (how to do something, a tool's result). ``domain`` is the trust
+        domain (default: the namespace's). ``signature``: where the namespace requires
+        signed writes, ``graphmem.security.sign(private_key, operation("remember",
+        ns=..., agent=..., text=..., <the other arguments you pass>))``.
         """
-        result = self._writer.remember(agent=agent, text=text, witnesses=witnesses,
+        op = operation("remember", ns=ns, agent=agent, text=text, witnesses=list(witnesses),
+                       told_by=told_by, at=at, place=place, domain=domain, via=via,
+                       context=context, kind=None if kind == "episodic" else kind)
+        result = self._writer.remember(signature=signature, op=op,
+                                       agent=agent, text=text, witnesses=witnesses,
                                        told_by=told_by, at=parse_at(at), place=place,
                                        domain=domain, ns=ns, via=via, context=context,
                                        kind=kind)
         self._attend(ns, agent, result.memory_ids)
         return result
 
-    @_one_at_a_time
+    @one_at_a_time
     def remember_many(self, deposits: Sequence[Mapping[str, Any]], *,
                       ns: str = DEFAULT_NS, batch: int = 256) -> list[RememberResult]:
         """``remember`` each deposit (a dict of remember's arguments), in order.
@@ -253,10 +276,11 @@ class MemoryGraph:
                                        f"{done}, none after it") from None
         return results
 
-    @_one_at_a_time
+    @one_at_a_time
     def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
                config: RecallConfig | str | None = None, expand: bool | None = None,
-               explain: bool = False) -> list[Hit]:
+               explain: bool = False, token: str | None = None,
+               signature: str | None = None) -> list[Hit]:
         """The ``k`` memories ``agent`` owns that best answer ``query``, best first.
 
         Channels (dense, bm25, time, profile, speaker; graph when weighted) are weighted by
@@ -264,8 +288,11 @@ class MemoryGraph:
         are ranked in; the list is cut to k. ``config`` is a RecallConfig or a preset name
         ("HYBRID", "DENSE_ONLY", "BM25_ONLY", "HYBRID_RRF"). Each hit carries its rank in
         every channel (``channels``), the channel that ranked it best (``found_by``), its
-        owners and conflicts; with ``explain=True`` also the query's kind, the channel
-        weights and the entities seen.
+        owners and conflicts, and its authorship: who asserted it, the trust domain and
+        scores, its confidence, quarantined or unverified (of two hits in conflict the
+        more credible comes first: graphmem.trust.bundle). With ``explain=True`` also
+        the query's kind, the channel weights and the entities seen. In a governed
+        namespace the asker needs READ, and the namespace's ``token`` where it has one.
         """
         check_identifier(agent, "agent")
         check_identifier(ns, "ns")
@@ -274,7 +301,13 @@ class MemoryGraph:
         if not query or not query.strip():
             raise InvalidInput("query is empty")
         chosen = _recall_config(config, expand)
-        view = self._views.synced(ns)
+        state = self._views.state(ns)
+        policy = parse_policy(state.trust_policy if state else None)
+        if policy.governed:
+            self._trust.gate.admit(ns, agent, policy, need="read", token=token,
+                                   signature=signature,
+                                   op=operation("recall", ns=ns, agent=agent, query=query))
+        view = self._views.synced(ns, state=state)
         parsed = parse_query(query, view=view, agent=agent, config=chosen,
                              embed=self._embedder.embed,
                              agent_names=lambda: {a: self._writer.agent_name(ns, a)
@@ -286,6 +319,7 @@ class MemoryGraph:
                                                 self._embedder.embed).items() if a == agent}
         scores = utilities(view, [h.memory_id for h in hits], tasks, settings, now_ms())
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
+        hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
@@ -298,7 +332,7 @@ class MemoryGraph:
             hits = [h.model_copy(update={"explain": why}) for h in hits]
         return hits
 
-    @_one_at_a_time
+    @one_at_a_time
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:
         """Undo the latest (or the given) merge into a memory; returns the restored memory id."""
         check_identifier(memory_id, "memory_id")
@@ -390,7 +424,7 @@ class MemoryGraph:
 
     # -- status -------------------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def reembed(self, *, batch: int = 256,
                 progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
         """Rebuild every memory's vector with this handle's embedding model and record the
@@ -420,39 +454,47 @@ class MemoryGraph:
         """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
         self._curator.set_pinned(memory_id, True, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def unpin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Undo ``pin``."""
         self._curator.set_pinned(memory_id, False, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def forget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Take ``memory_id`` out of recall (reversible with ``unforget``; kept for audit)."""
         self._curator.set_forgotten(memory_id, True, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def unforget(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Bring a forgotten memory back into recall."""
         self._curator.set_forgotten(memory_id, False, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def correct(self, memory_id: str, text: str, *, by: str, ns: str = DEFAULT_NS) -> str:
         """A new wording that supersedes ``memory_id`` from now on; returns its id."""
         return self._curator.correct(memory_id, text, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def delete(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Erase ``memory_id``'s text, wordings, context and vector (and the deposit texts
         and log payloads quoting it) for a privacy request; a tombstone and the logged act
         remain."""
         self._curator.delete(memory_id, by=by, ns=ns)
 
-    @_one_at_a_time
+    @one_at_a_time
     def consolidate(self, memory_ids: Sequence[str], *, by: str,
                     ns: str = DEFAULT_NS) -> str:
         """Several memories become one semantic fact owned by all their owners; the
         sources leave recall but stay, linked by CONSOLIDATED_FROM. Returns its id."""
         return self._curator.consolidate(memory_ids, by=by, ns=ns)
+
+    def _profiles(self, ns: str, hits: Sequence[Hit]) -> dict[str, AgentState]:
+        """The trust profiles of the agents that asserted ``hits``."""
+        agents = sorted({a for h in hits for a in h.asserted_by})
+        if not agents:
+            return {}
+        rows = self.query("trust/trust_of", {"ns": ns, "agents": agents})
+        return {r["id"]: AgentState.from_row(r["id"], r) for r in rows}
 
     def working_memory(self, agent: str, *, ns: str = DEFAULT_NS) -> list[str]:
         """The last memories (at most WORKING_MEMORY, newest last) ``agent`` deposited or
@@ -492,7 +534,7 @@ class MemoryGraph:
                    {"ns": ns, "decay": chosen.model_dump_json()}, write=True)
         return chosen
 
-    @_one_at_a_time
+    @one_at_a_time
     def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:
         """Score every memory of ``ns`` (S = αR + βE + γU, recorded on each memory for
         Cypher), consolidate related memories under the threshold into semantic facts and
@@ -501,12 +543,14 @@ class MemoryGraph:
         when = parse_at(now)
         report = maintain(self._store, self._queries, self._views, self._curator,
                           self._embedder.embed, ns,
-                          now=to_epoch_ms(when) if when is not None else None)
+                          now=to_epoch_ms(when) if when is not None else self._clock())
         return {"ns": ns, "scored": report.scored, "below_threshold": report.below_threshold,
                 "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
                 "pruned": report.pruned, "promoted": report.promoted,
                 "over_capacity": report.over_capacity,
-                "reconsolidated": report.reconsolidated}
+                "reconsolidated": report.reconsolidated,
+                # RFC-0011 §5: conflicts unresolved past the TTL get a summary memory
+                "conflict_summaries": len(self._trust.escalate(ns))}
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

@@ -13,6 +13,10 @@
     │   └── QueryFailed          a query was rejected; nothing it wrote was kept
     │       ├── ConstraintViolation
     │       └── ReadOnlyViolation
+    ├── Unauthorized             a write without a valid signature (or a read without
+    │                            the namespace token) where the namespace requires one
+    ├── Forbidden                the agent lacks the permission (or was revoked)
+    ├── RateLimited              the agent is over its assertion limit for now
     ├── LLMError                 a configured chat model gave no usable answer
     │   ├── LLMCallFailed        the model raised on every attempt
     │   └── LLMOutputInvalid     its answer was not the JSON asked for
@@ -75,6 +79,26 @@ class ConstraintViolation(QueryFailed):
 
 class ReadOnlyViolation(QueryFailed):
     """A write was attempted through a read-only call."""
+
+
+class Unauthorized(GraphmemError):
+    """The caller's identity could not be verified (a missing, bad or replayed
+    signature, or a wrong namespace token); nothing was written."""
+
+
+class Forbidden(GraphmemError):
+    """The agent's namespace permission does not allow the operation (or the agent was
+    revoked); trust never overrides it. Nothing was written."""
+
+
+class RateLimited(GraphmemError):
+    """The agent asserted more than its namespace allows in the window; the operation
+    was rejected (and logged), not dropped silently. ``retry_after_s`` says when a slot
+    frees up."""
+
+    def __init__(self, message: str, retry_after_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class LLMError(GraphmemError):

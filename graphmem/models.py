@@ -198,4 +198,16 @@ class Hit(BaseModel):
     utility: dict[str, float] = Field(default_factory=dict)
     t: datetime | None = None
     variants: list[str] = Field(default_factory=list)
+    # -- authorship (RFC-0011 §8; graphmem.trust.bundle) --
+    #: in [0, 1]: the deposit's trust-weighted confidence, reinforced and contested since
+    confidence: float | None = None
+    #: the memory's trust domain, and the highest trust among its asserters in it
+    trust_domain: str | None = None
+    trust_score: float | None = None
+    #: every asserting agent's trust in that domain
+    trust_scores: dict[str, float] = Field(default_factory=dict)
+    #: asserted only by agents in quarantine (its confidence is capped)
+    quarantined: bool = False
+    #: "asserted", or "unverified" when every agent that asserted it was revoked
+    epistemic: str = "asserted"
     explain: dict[str, Any] | None = None

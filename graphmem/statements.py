@@ -8,7 +8,7 @@ backend's variant, so a renamed parameter cannot pass silently as null.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 Row = dict[str, Any]
@@ -48,7 +48,10 @@ class DepositRows(_Rows):
     arcs: list[Row]              # {arc, entity, memory, t}: StoryArc membership
     arc_cuts: list[Row]          # {arc, a, b}: NEXT edges to remove
     arc_adds: list[Row]          # {arc, a, b}: NEXT edges to add
-    oplog: list[Row]             # {id, op, agent, memory, payload}
+    oplog: list[Row]             # {id, op, agent, memory, payload, pos}: the event log
+    #: {id, confidence, quarantined, asserted_from, domain}: graphmem.trust.ledger
+    confidence: list[Row] = field(default_factory=list)
+    actor: list[Row] = field(default_factory=list)  # the depositor's trust counters
 
 
 @dataclass(frozen=True)

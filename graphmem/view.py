@@ -49,6 +49,12 @@ class MemoryRecord:
     context: str | None = None  # what the first deposit answered (indexed, not the text)
     #: the context each owner's own deposit answered (None: it had none)
     owner_contexts: dict[str, str | None] = field(default_factory=dict)
+    # -- trust (graphmem.trust): None/empty in a store older than it
+    confidence: float | None = None
+    asserted_from: list[str] = field(default_factory=list)  # told_by of each assertion
+    quarantined: bool = False
+    domain: str | None = None
+    epistemic: str = "asserted"  # or "unverified" (its sole asserter was revoked)
 
 
 Listener = Callable[[MemoryRecord], None]
@@ -150,6 +156,11 @@ class NamespaceView:
         record.valid_until = row.get("valid_until")
         record.superseded_by = row.get("superseded_by")
         record.context = row.get("context")
+        record.confidence = row.get("confidence")
+        record.asserted_from = list(row.get("asserted_from") or [])
+        record.quarantined = bool(row.get("quarantined"))
+        record.domain = row.get("domain")
+        record.epistemic = row.get("epistemic") or "asserted"
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         record.owner_contexts = _owner_contexts(row, record.context)
         for agent in owners.keys() - record.owners.keys():

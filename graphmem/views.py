@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from graphmem import view_snapshot
 from graphmem.queries import Queries
+from graphmem.retry import retry_moved_version
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.store.base import Store
 from graphmem.view import NamespaceView
@@ -27,6 +28,7 @@ class NamespaceState:
     version: int
     strict: bool
     epoch: str | None
+    trust_policy: str | None = None  # JSON (graphmem.trust.policy); None: open
 
 
 class Views:
@@ -53,7 +55,8 @@ class Views:
         if not rows:
             return None
         row = rows[0]
-        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"))
+        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
+                              row.get("trust_policy"))
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
         """The namespace's state, creating it (``strict`` as given) if it is new."""
@@ -63,7 +66,29 @@ class Views:
         row = self.store.write(self.queries["memory/ensure_namespace"],
                                {"ns": ns, "strict": strict, "now": now_ms(),
                                 "epoch": uuid.uuid4().hex})[0]
-        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"))
+        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
+                              row.get("trust_policy"))
+
+    def guarded(self, ns: str, query: str, params: dict, *, sync: bool = True,
+                attempts: int = 60) -> list:
+        """Run the named statement ``query`` guarded by the namespace version (it takes
+        ns, expected, seq, now besides ``params``), retrying while other writers move
+        the version; returns its rows. ``sync=False`` leaves catching the view up to the
+        caller (a bulk rewrite that drops it after)."""
+        def attempt(n: int) -> list | None:
+            state = self.state(ns)
+            version = state.version if state else 0
+            rows = self.store.write(self.queries[query],
+                                    {"ns": ns, "expected": version, "seq": version + 1,
+                                     "now": now_ms(), **params})
+            if not rows:
+                return None
+            self.store.note_version(ns, version + 1)
+            if sync:
+                self.synced(ns)
+            return rows
+
+        return retry_moved_version(attempt, attempts=attempts, backoff_ms=2.0, what=query)
 
     def forget_namespace(self, ns: str) -> None:
         """Drop what this handle cached of ``ns`` (after it was deleted or rebuilt)."""
@@ -106,13 +131,15 @@ class Views:
                 self._text_indexes[ns] = TextIndex(view)
             return self._text_indexes[ns]
 
-    def synced(self, ns: str, version: int | None = None) -> NamespaceView:
+    def synced(self, ns: str, version: int | None = None, *,
+               state: NamespaceState | None = None) -> NamespaceView:
         """The view of ``ns``, caught up with the store (at ``version`` when the caller
-        knows it, e.g. right after its own write; else the store is asked, and a view
-        of a namespace that was dropped or made anew since is rebuilt)."""
+        knows it, e.g. right after its own write; else the store is asked — or ``state``
+        is what the caller just read from it — and a view of a namespace that was
+        dropped or made anew since is rebuilt)."""
         with self._lock:  # one catch-up at a time: a view is not built for racing syncs
             if version is None:
-                state = self.state(ns)
+                state = state or self.state(ns)
                 epoch = state.epoch if state else None
                 if ns in self._epochs and self._epochs[ns] != epoch:
                     self.forget_namespace(ns)

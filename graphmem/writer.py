@@ -19,6 +19,9 @@ from graphmem.statements import UnmergeRows
 from graphmem.text.annotate import AtomMeaning, annotate_atoms
 from graphmem.text.nlp import Parser
 from graphmem.text.times import parse_when
+from graphmem.trust.gate import Admission
+from graphmem.trust.ledger import DepositTrust
+from graphmem.trust.policy import parse_policy
 from graphmem.view import NamespaceView
 from graphmem.views import Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
@@ -30,7 +33,8 @@ class Writer:
     def __init__(self, views: Views, *, embed: Callable[[Sequence[str]], np.ndarray],
                  atomise: Callable[..., list[str]], judge: Judge, canonical: Canonicaliser,
                  parser: Parser, design: Design = CONSENSUS,
-                 config: WriteConfig = DEFAULT_WRITE) -> None:
+                 config: WriteConfig = DEFAULT_WRITE, trust: DepositTrust | None = None,
+                 clock: Callable[[], int] = now_ms) -> None:
         self.views = views
         self.store = views.store
         self.queries = views.queries
@@ -43,18 +47,25 @@ class Writer:
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
+        self.trust = trust
+        #: epoch ms of "now" for what the write path records (recorded_at, log times)
+        self.clock = clock
 
-    def register_agent(self, ns: str, agent: str, *, kind: str | None = None,
-                       name: str | None = None) -> dict:
+    @staticmethod
+    def check_kind(kind: str | None) -> None:
         if kind is not None and kind not in AGENT_KINDS:
             raise InvalidInput(f"unknown agent kind {kind!r}; choose one of "
                                f"{', '.join(AGENT_KINDS)}")
+
+    def register_agent(self, ns: str, agent: str, *, kind: str | None = None,
+                       name: str | None = None) -> dict:
+        self.check_kind(kind)
         self.views.ensure_namespace(ns)
         if not agent:
             raise InvalidInput("agent id is empty")
         rows = self.store.write(self.queries["memory/register_agent"],
                                 {"ns": ns, "id": agent, "kind": kind, "name": name,
-                                 "now": now_ms()})
+                                 "now": self.clock()})
         if name:
             self._names[(ns, agent)] = name
         return rows[0]
@@ -73,27 +84,46 @@ class Writer:
         if self.config.annotate:
             self._parser.parse_many(atoms)
 
-    def remember(self, **fields: Any) -> RememberResult:
+    def remember(self, *, signature: str | None = None, op: dict | None = None,
+                 **fields: Any) -> RememberResult:
+        """Deposit ``fields``; with trust on, ``op`` is the operation as signed and
+        ``signature`` its signature (checked where the namespace requires them)."""
         deposit = validate_deposit(**fields)
-        if self.views.ensure_namespace(deposit.ns).strict:
+        state = self.views.ensure_namespace(deposit.ns)
+        if state.strict:
             self._check_known(deposit)
+        atoms = self._atomise(deposit.text, speaker=self._speaker_name(deposit))
+        if not atoms:
+            raise InvalidInput("the deposit has no statement to remember after atomising")
+        trust = self.trust
+        admit = None
+        if trust is not None:  # refused before anything is embedded or planned
+            first = trust.admit(deposit, len(atoms), op=op, signature=signature,
+                                policy=parse_policy(state.trust_policy))
+            readmit = lambda: trust.admit(deposit, len(atoms), op=op,  # noqa: E731
+                                          signature=signature)
+            admit = _first_then(first, readmit)
         if self.design.private_copies and deposit.witnesses:
-            return self._remember_private_copies(deposit)
-        return self._remember(deposit)
+            return self._remember_private_copies(deposit, admit)
+        return self._remember(deposit, atoms, admit)
 
-    def _remember_private_copies(self, deposit: Deposit) -> RememberResult:
+    def _remember_private_copies(self, deposit: Deposit,
+                                 admit: Callable[[], Admission] | None) -> RememberResult:
         """One record per party present, each owned by that party alone."""
-        results = [self._remember(deposit.model_copy(update={"agent": party, "witnesses": ()}))
-                   for party in (deposit.agent, *deposit.witnesses)]
+        copies = [deposit.model_copy(update={"agent": party, "witnesses": ()})
+                  for party in (deposit.agent, *deposit.witnesses)]
+        results = [self._remember(copy, self._atomise(copy.text,
+                                                      speaker=self._speaker_name(copy)),
+                                  admit) for copy in copies]
         first = results[0]
         atoms = [atom for result in results for atom in result.atoms]
         return RememberResult(deposit_id=first.deposit_id, ns=first.ns, atoms=atoms,
                               attempts=max(r.attempts for r in results))
 
-    def _remember(self, deposit: Deposit) -> RememberResult:
-        atoms = self._atomise(deposit.text, speaker=self._speaker_name(deposit))
-        if not atoms:
-            raise InvalidInput("the deposit has no statement to remember after atomising")
+    def _remember(self, deposit: Deposit, atoms: list[str],
+                  admit: Callable[[], Admission] | None) -> RememberResult:
+        """Plan and apply; each attempt re-reads the agent's trust state (``admit``), so
+        a retry after another writer moved the namespace counts what that writer did."""
         vectors = self._embed(atoms)
         view = self.views.synced(deposit.ns)
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
@@ -104,10 +134,12 @@ class Writer:
                 self.views.ensure_namespace(deposit.ns)
                 current = self.views.synced(deposit.ns)
             plan = plan_deposit(deposit, atoms, vectors, current, judge=self._judge,
-                                canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
+                                canonical=self._canonical, now_ms=self.clock(), meanings=meanings,
                                 config=self.config, merge=self.design.merge,
                                 link=self.design.link,
                                 salience=self._salience if self.config.salience else None)
+            if self.trust is not None and admit is not None:
+                plan = self.trust.weigh(plan, deposit, admit(), current, meanings)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
             self.store.note_version(deposit.ns, current.version + 1)
@@ -127,7 +159,7 @@ class Writer:
 
     def _apply(self, ns: str, version: int, plan: Plan) -> bool:
         assert plan.rows is not None
-        params = plan.rows.guarded(ns, version, now_ms())
+        params = plan.rows.guarded(ns, version, self.clock())
         return bool(self.store.write(self.queries["memory/apply_deposit"], params))
 
     def _check_known(self, deposit: Deposit) -> None:
@@ -196,7 +228,7 @@ class Writer:
                 drop=sorted(set(record.owners) - keep),
                 siblings=siblings)
             if not self.store.write(self.queries["memory/unmerge"],
-                                    rows.guarded(ns, view.version, now_ms())):
+                                    rows.guarded(ns, view.version, self.clock())):
                 return None
             self.store.note_version(ns, view.version + 1)
             self.views.synced(ns)
@@ -204,6 +236,13 @@ class Writer:
 
         return retry_moved_version(attempt, attempts=self.config.max_attempts,
                                    backoff_ms=self.config.backoff_ms, what="the unmerge")
+
+
+def _first_then(first: Admission, again: Callable[[], Admission]) -> Callable[[], Admission]:
+    """``first`` on the first call, ``again()`` on every later one (a retried attempt
+    re-reads what other writers changed)."""
+    calls = iter([first])
+    return lambda: next(calls, None) or again()
 
 
 def parse_at(value: Any) -> datetime | None:

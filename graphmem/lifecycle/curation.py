@@ -26,7 +26,6 @@ from graphmem.lifecycle.summarise import central_statement
 from graphmem.errors import InvalidInput
 from graphmem.models import MAX_TEXT_CHARS, check_identifier
 from graphmem.queries import Queries
-from graphmem.retry import retry_moved_version
 from graphmem.store.base import Store
 from graphmem.views import Views, now_ms
 
@@ -103,20 +102,7 @@ class Curator:
 
     def _guarded(self, ns: str, query: str, params: dict[str, Any], *,
                  sync: bool = True) -> None:
-        def attempt(n: int) -> bool | None:
-            state = self._views.state(ns)
-            version = state.version if state else 0
-            rows = self._store.write(self._queries[query],
-                                     {"ns": ns, "expected": version, "seq": version + 1,
-                                      "now": now_ms(), **params})
-            if not rows:
-                return None
-            self._store.note_version(ns, version + 1)
-            if sync:
-                self._views.synced(ns)
-            return True
-
-        retry_moved_version(attempt, attempts=60, backoff_ms=2.0, what=query)
+        self._views.guarded(ns, query, params, sync=sync)
 
 
 def _checked_text(text: object) -> str:

@@ -68,7 +68,17 @@ FOREACH (c IN $arc_adds |
   MERGE (x:Memory {ns: $ns, id: c.a})
   MERGE (y:Memory {ns: $ns, id: c.b})
   MERGE (x)-[:NEXT {arc: c.arc}]->(y))
+// Trust (graphmem.trust.ledger): the confidences the deposit leaves, and the
+// depositor's counters (recent assertions, entities, nonces, the session's gain).
+FOREACH (c IN $confidence |
+  MERGE (x:Memory {ns: $ns, id: c.id})
+  SET x.confidence = c.confidence, x.quarantined = c.quarantined,
+      x.asserted_from = c.asserted_from, x.domain = c.domain, x.seq = $seq)
+FOREACH (r IN $actor |
+  MERGE (a:Agent {ns: $ns, id: r.id})
+  SET a.recent = r.recent, a.recent_entities = r.recent_entities, a.nonces = r.nonces,
+      a.session_key = r.session_key, a.session_gain = r.session_gain)
 FOREACH (e IN $oplog |
-  CREATE (:OpLog {ns: $ns, id: e.id, seq: $seq, op: e.op, at: $now, agent: e.agent,
-                  memory: e.memory, payload: e.payload}))
+  CREATE (:OpLog {ns: $ns, id: e.id, seq: $seq, pos: e.pos, op: e.op, at: $now,
+                  agent: e.agent, memory: e.memory, payload: e.payload}))
 RETURN n.version AS version

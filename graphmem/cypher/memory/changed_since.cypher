@@ -21,7 +21,9 @@ RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t A
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
        m.context AS context, m.valid_until AS valid_until, m.superseded_by AS superseded_by,
        m.forgotten AS forgotten, m.deleted AS deleted, m.pinned AS pinned,
-       m.recorded_at AS recorded_at, m.kind AS kind, m.salience AS salience, m.pos AS pos, owners, vias, owner_deposits, deposits,
+       m.recorded_at AS recorded_at, m.kind AS kind, m.salience AS salience, m.pos AS pos,
+       m.confidence AS confidence, m.asserted_from AS asserted_from,
+       m.quarantined AS quarantined, m.domain AS domain, m.epistemic AS epistemic, owners, vias, owner_deposits, deposits,
        affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
 ORDER BY seq, pos

@@ -3,4 +3,5 @@
 // whose view has another epoch rebuilds it.
 MERGE (n:Namespace {ns: $ns, id: $ns})
 ON CREATE SET n.version = 0, n.strict = $strict, n.created_at = $now, n.epoch = $epoch
-RETURN n.version AS version, n.strict AS strict, n.epoch AS epoch
+RETURN n.version AS version, n.strict AS strict, n.epoch AS epoch,
+       n.trust_policy AS trust_policy
