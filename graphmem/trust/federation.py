@@ -80,12 +80,15 @@ def federate(read_source: Reader, views: Views, *, source_ns: str, ns: str, node
         "contradicts": [{"a": ids[m["id"]], "b": ids[c["other"]], "noted_at": c["noted_at"],
                          "resolved": c["resolved"]}
                         for m in memories for c in m["contradicts"] if c and c["other"] in ids],
-        "events": moved + [event("federation", actor, payload={
-            "node": node, "source_ns": source_ns, "agents": len(agents),
-            "memories": len(memories), "events": len(events)}) | {"at": at}],
+        "events": moved,
     }
+    summary = event("federation", actor, payload={
+        "node": node, "source_ns": source_ns, "agents": len(agents),
+        "memories": len(memories), "events": len(events)})
     views.ensure_namespace(ns)
-    views.guarded(ns, "trust/import_namespace", {**rows, "node": node, "at": at})
+    views.guarded(ns, "trust/import_namespace", {
+        **rows, "node": node, "at": at, "op": summary["id"], "actor": actor,
+        "payload": summary["payload"]})
     return {"agents": len(agents), "memories": len(rows["memories"]),
             "events": len(events)}
 

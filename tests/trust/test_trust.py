@@ -271,3 +271,47 @@ def test_bad_trust_input_is_refused_with_what_to_do(tgraph):
         tgraph.set_policy(ns=ns, by="root", max_per_minute=3)
     with pytest.raises(InvalidInput, match="public_key"):
         tgraph.register_agent("b", ns=ns, public_key="abc")
+
+
+def test_reads_in_a_governed_namespace_need_the_namespace_token(governed):
+    token = "a-long-enough-namespace-token"
+    governed.as_admin("set_policy", read_token=token)
+    key = governed.agent("analyst", quarantine=False)
+    governed.say("analyst", key, FACT)
+    with pytest.raises(Unauthorized, match="read token"):
+        governed.g.recall("analyst", "generator", ns=governed.ns)
+    with pytest.raises(Unauthorized, match="wrong read token"):
+        governed.g.recall("analyst", "generator", ns=governed.ns, token="x" * 20)
+    assert governed.g.recall("analyst", "generator", ns=governed.ns, token=token)
+
+
+def test_a_flood_in_quarantine_leaves_no_false_claim_above_half(tgraph, clock):
+    """RFC-0011 §13's poisoning test at a small scale (benchmarks/trust_bench.py runs it
+    at 500 claims and the default limits): sybils in quarantine repeat and reinforce
+    false claims at the maximum rate; the excess is refused and counted."""
+    ns = "poison"
+    tgraph.register_agent("admin", kind="human", ns=ns)
+    tgraph.set_policy(ns=ns, by="admin", max_per_hour=10, max_per_day=30)
+    tgraph.register_agent("keeper", kind="ai", ns=ns, by="admin")
+    tgraph.set_permission("keeper", "write", ns=ns, by="admin")
+    tgraph.lift_quarantine("keeper", ns=ns, by="admin")
+    truth = tgraph.remember("keeper", "The vault code changes every Monday.", ns=ns,
+                            at="2026-01-01").memory_ids[0]
+    sybils = [f"sybil-{i}" for i in range(3)]
+    for s in sybils:
+        tgraph.register_agent(s, kind="ai", ns=ns, by="admin")
+        tgraph.set_permission(s, "write", ns=ns, by="admin")
+    rejected, false_ids = 0, set()
+    for hour in range(4):
+        for i in range(12):  # more than the hourly limit, every hour
+            for s in sybils:
+                try:
+                    r = tgraph.remember(s, f"The vault code is {1000 + i} today.", ns=ns)
+                    false_ids.update(r.memory_ids)
+                except RateLimited:
+                    rejected += 1
+        clock.advance(hours=1)
+    assert rejected > 0
+    assert len(tgraph.events(ns=ns, kinds=["RATE_LIMIT_VIOLATION"])) == rejected
+    assert max(tgraph.confidence(m, ns=ns) for m in false_ids) <= 0.35 + 1e-12
+    assert tgraph.confidence(truth, ns=ns) == pytest.approx(0.5)

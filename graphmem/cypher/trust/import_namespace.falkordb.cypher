@@ -35,4 +35,6 @@ FOREACH (i IN range(0, size($events) - 1) |
                 e.merged_at = $at, e.agent = $events[i].agent,
                 e.memory = $events[i].memory, e.payload = $events[i].payload,
                 e.federated_from = $node)
+CREATE (:OpLog {ns: $ns, id: $op, seq: $seq, pos: size($events), op: 'federation',
+                at: $at, agent: $actor, payload: $payload})
 RETURN n.version AS version
