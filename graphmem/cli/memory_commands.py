@@ -16,7 +16,7 @@ ns_option = click.option("--ns", default=DEFAULT_NS, show_default=True,
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 
 
-def _emit(rows, as_json: bool) -> None:
+def emit(rows, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
     else:
@@ -43,7 +43,7 @@ def remember(ctx, agent, text, witnesses, told_by, at, place, domain, context, n
         result = g.remember(agent, text, witnesses=witnesses, told_by=told_by, at=at,
                             place=place, domain=domain, ns=ns, context=context)
     rows = [a.model_dump() for a in result.atoms]
-    _emit(rows if as_json else [{"action": r["action"], "memory": r["memory_id"],
+    emit(rows if as_json else [{"action": r["action"], "memory": r["memory_id"],
                                  "text": r["text"], "contradicts": r["contradicts"]}
                                 for r in rows], as_json)
 
@@ -60,7 +60,7 @@ def recall(ctx, agent, query, k, ns, as_json) -> None:
     with open_graph(ctx) as g:
         hits = g.recall(agent, query, k=k, ns=ns)
     rows = [h.model_dump(mode="json") for h in hits]
-    _emit(rows if as_json else [{"score": round(h.score, 3), "found_by": h.found_by,
+    emit(rows if as_json else [{"score": round(h.score, 3), "found_by": h.found_by,
                                  "text": h.text, "owners": ", ".join(h.owners)}
                                 for h in hits], as_json)
 
@@ -85,7 +85,7 @@ def stats(ctx, ns, as_json) -> None:
     """Structure metrics: entries, multi-owner share, linked share, deepest merge."""
     with open_graph(ctx) as g:
         info = g.stats(ns=ns)
-    _emit(info if as_json else [info], as_json)
+    emit(info if as_json else [info], as_json)
 
 
 @cli.group("who-knew")
@@ -101,7 +101,7 @@ def who_knew() -> None:
 def who_owners(ctx, text, ns, as_json) -> None:
     """Who owns the memories whose text contains TEXT, how, from whom and since when."""
     with open_graph(ctx.find_root()) as g:
-        _emit(g.owners_of(text, ns=ns), as_json)
+        emit(g.owners_of(text, ns=ns), as_json)
 
 
 @who_knew.command("at")
@@ -113,7 +113,7 @@ def who_owners(ctx, text, ns, as_json) -> None:
 def who_at(ctx, agent, when, ns, as_json) -> None:
     """What AGENT knew at or before WHEN."""
     with open_graph(ctx.find_root()) as g:
-        _emit(g.knew_at(agent, when, ns=ns), as_json)
+        emit(g.knew_at(agent, when, ns=ns), as_json)
 
 
 @who_knew.command("from")
@@ -125,7 +125,7 @@ def who_at(ctx, agent, when, ns, as_json) -> None:
 def who_from(ctx, agent, about, ns, as_json) -> None:
     """From whom AGENT learned what it was told."""
     with open_graph(ctx.find_root()) as g:
-        _emit(g.learned_from(agent, about, ns=ns), as_json)
+        emit(g.learned_from(agent, about, ns=ns), as_json)
 
 
 @who_knew.command("shared")
@@ -136,21 +136,41 @@ def who_from(ctx, agent, about, ns, as_json) -> None:
 def who_shared(ctx, limit, ns, as_json) -> None:
     """Pairs of agents that share the most memories."""
     with open_graph(ctx.find_root()) as g:
-        _emit(g.shared_most(ns=ns, limit=limit), as_json)
+        emit(g.shared_most(ns=ns, limit=limit), as_json)
 
 
-@cli.command()
-@click.argument("agent")
+class _AgentGroup(click.Group):
+    """``graphmem agent AGENT ...`` registers AGENT (the subcommand ``register`` may be
+    left out); ``graphmem agent revoke AGENT`` and the other subcommands act on one."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            args = ["register", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group(cls=_AgentGroup)
+def agent() -> None:
+    """Agents of a namespace: register, and (trust) revoke, permit, lift-quarantine,
+    keygen."""
+
+
+@agent.command("register")
+@click.argument("agent_id")
 @click.option("--kind", type=click.Choice(["character", "human", "ai", "service", "process",
                                            "environment", "carrier"]), default=None)
 @click.option("--name", default=None, help="Display name (used to resolve 'I' in deposits).")
 @click.option("--strict", is_flag=True, help="Also make the namespace strict.")
+@click.option("--public-key", default=None,
+              help="Base64 Ed25519 public key that checks the agent's signed writes.")
+@click.option("--by", default=None, help="The ADMIN registering it (governed namespaces).")
 @ns_option
 @click.pass_context
-def agent(ctx, agent, kind, name, strict, ns) -> None:
-    """Register AGENT in a namespace (a strict namespace refuses unknown agents)."""
-    with open_graph(ctx) as g:
-        row = g.register_agent(agent, kind=kind, name=name, ns=ns)
+def register(ctx, agent_id, kind, name, strict, public_key, by, ns) -> None:
+    """Register AGENT_ID in a namespace (a strict namespace refuses unknown agents)."""
+    with open_graph(ctx, **({"check": True} if public_key or by else {})) as g:
+        row = g.register_agent(agent_id, kind=kind, name=name, ns=ns, public_key=public_key,
+                               by=by)
         if strict:
             g.set_strict(ns)
     click.echo(f"agent {row['id']} ({row['kind'] or 'no kind'}) in {ns}"

@@ -36,7 +36,7 @@ def test_the_trust_factor_is_exact_for_any_two_trusts(t1, t2):
 
 def test_common_source_is_discounted_whatever_the_trust():
     independent, correlated = ledger(), ledger()
-    for book, source in ((independent, None), (correlated, "rumour")):
+    for book in (independent, correlated):
         book.apply(Assertion("m", "a", True, source="rumour", session="a@1"))
     gain_free = independent.apply(Assertion("m", "b", False, source=None, session="b@1"))
     gain_shared = correlated.apply(Assertion("m", "b", False, source="rumour", session="b@1"))

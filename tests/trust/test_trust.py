@@ -302,7 +302,7 @@ def test_a_flood_in_quarantine_leaves_no_false_claim_above_half(tgraph, clock):
         tgraph.register_agent(s, kind="ai", ns=ns, by="admin")
         tgraph.set_permission(s, "write", ns=ns, by="admin")
     rejected, false_ids = 0, set()
-    for hour in range(4):
+    for _ in range(4):
         for i in range(12):  # more than the hourly limit, every hour
             for s in sybils:
                 try:
