@@ -8,6 +8,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from graphmem.api import MemoryGraph
+from graphmem.errors import RateLimited
 from graphmem.models import to_epoch_ms
 from graphmem.writer import parse_at
 
@@ -72,4 +73,47 @@ def run_demo(g: MemoryGraph, echo: Callable[[str], None], table: Callable) -> di
     stats = g.stats(ns=scene["ns"])
     echo("## Store structure")
     table([{k: (round(v, 3) if isinstance(v, float) else v) for k, v in stats.items()}])
+    echo("")
+    contain_poisoning(g, echo, table)
     return stats
+
+
+POISON = ["The harbour entrance is not open.", "Ships must not enter the harbour today.",
+          "The harbour entrance is not open to ships.", "No ship may enter the harbour.",
+          "The harbour is not open for ships today.", "The harbour entrance is shut.",
+          "The entrance to the harbour is not open.", "Nobody may sail into the harbour."]
+
+
+def contain_poisoning(g: MemoryGraph, echo: Callable[[str], None],
+                      table: Callable) -> dict[str, Any]:
+    """A newcomer floods a governed namespace with a false claim: the excess is refused
+    and logged, what it may say is capped by its quarantine, and recall puts the
+    trusted claim first with the conflict flagged (RFC-0011)."""
+    ns = "demo-trust"
+    g.drop_namespace(ns)
+    g.register_agent("harbourmaster", kind="human", ns=ns)
+    g.set_policy(ns=ns, by="harbourmaster", max_per_hour=5)
+    for agent in ("pilot", "stranger"):
+        g.register_agent(agent, kind="ai", ns=ns, by="harbourmaster")
+        g.set_permission(agent, "write", ns=ns, by="harbourmaster")
+    g.lift_quarantine("pilot", ns=ns, by="harbourmaster")
+    # the harbour master hears both on the radio: it owns what each says
+    g.remember("pilot", "The harbour entrance is open.", ns=ns, at="2024-03-02",
+               witnesses=["harbourmaster"])
+    refused = 0
+    for claim in POISON:
+        try:
+            g.remember("stranger", claim, ns=ns, at="2024-03-02",
+                       witnesses=["harbourmaster"])
+        except RateLimited:
+            refused += 1
+    echo(f"# A newcomer in quarantine floods '{ns}' with {len(POISON)} false claims "
+         f"(limit 5 an hour): {refused} refused and logged")
+    hits = g.recall("harbourmaster", "Is the harbour entrance open?", k=3, ns=ns)
+    table([{"text": h.text, "asserted_by": ", ".join(h.asserted_by),
+            "confidence": round(h.confidence or 0.0, 2), "quarantined": h.quarantined,
+            "conflicts": len(h.conflicts)} for h in hits])
+    log = g.events(ns=ns, kinds=["rate_limit_violation", "quarantine", "contradiction"])
+    table([{"kind": e["kind"], "actor": e["actor"], "agent": e["payload"].get("agent", ""),
+            "memory": e["memory"] or ""} for e in log[:6]])
+    return {"refused": refused, "hits": hits}

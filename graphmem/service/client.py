@@ -104,11 +104,14 @@ class _Methods:
     def remember(self, agent: str, text: str, *, witnesses: Sequence[str] = (),
                  told_by: str | None = None, at: Any = None, place: str | None = None,
                  domain: str | None = None, ns: str = DEFAULT_NS, via: str | None = None,
-                 context: str | None = None, kind: str = "episodic") -> RememberResult:
-        """Deposit what ``agent`` remembers (see ``MemoryGraph.remember``)."""
+                 context: str | None = None, kind: str = "episodic",
+                 signature: str | None = None) -> RememberResult:
+        """Deposit what ``agent`` remembers (see ``MemoryGraph.remember``; sign ``at``
+        as you pass it here)."""
         body = {"agent": agent, "text": text, "witnesses": list(witnesses),
                 "told_by": told_by, "at": _when(at), "place": place, "domain": domain,
-                "ns": ns, "via": via, "context": context, "kind": kind}
+                "ns": ns, "via": via, "context": context, "kind": kind,
+                "signature": signature}
         return self._call(_Request("POST", "/remember", body, write=True,
                                    parse=RememberResult.model_validate))
 
@@ -121,13 +124,14 @@ class _Methods:
 
     def recall(self, agent: str, query: str, *, k: int = 10, ns: str = DEFAULT_NS,
                config: Any = None, expand: bool | None = None,
-               explain: bool = False) -> list[Hit]:
+               explain: bool = False, token: str | None = None,
+               signature: str | None = None) -> list[Hit]:
         """The ``k`` memories ``agent`` owns that best answer ``query`` (see
         ``MemoryGraph.recall``); ``config`` is a preset name or a RecallConfig."""
         if config is not None and not isinstance(config, str):
             config = config.model_dump(mode="json")
         body = {"agent": agent, "query": query, "k": k, "ns": ns, "config": config,
-                "expand": expand, "explain": explain}
+                "expand": expand, "explain": explain, "token": token, "signature": signature}
         return self._call(_Request("POST", "/recall", body, parse=_hits))
 
     def unmerge(self, memory_id: str, *, ns: str = DEFAULT_NS, op_id: str | None = None) -> str:

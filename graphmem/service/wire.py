@@ -38,6 +38,8 @@ class RememberRequest(BaseModel):
     via: str | None = None
     context: str | None = None
     kind: str = "episodic"
+    #: graphmem.security.sign(...) of the operation, where the namespace requires it
+    signature: str | None = None
 
 
 class RememberManyRequest(BaseModel):
@@ -55,6 +57,9 @@ class RecallRequest(BaseModel):
     config: str | dict[str, Any] | None = None
     expand: bool | None = None
     explain: bool = False
+    #: the namespace's read token, or a signed request, where a governed namespace asks
+    token: str | None = None
+    signature: str | None = None
 
 
 class AgentRequest(BaseModel):
@@ -135,6 +140,9 @@ class Health(BaseModel):
 
 #: most specific first: the first class the error is an instance of gives the status
 _STATUS = (
+    (errors.Unauthorized, 401),
+    (errors.Forbidden, 403),
+    (errors.RateLimited, 429),
     (errors.InvalidInput, 400),
     (errors.ConfigError, 400),
     (errors.QueryFailed, 400),

@@ -315,3 +315,20 @@ def test_a_flood_in_quarantine_leaves_no_false_claim_above_half(tgraph, clock):
     assert len(tgraph.events(ns=ns, kinds=["RATE_LIMIT_VIOLATION"])) == rejected
     assert max(tgraph.confidence(m, ns=ns) for m in false_ids) <= 0.35 + 1e-12
     assert tgraph.confidence(truth, ns=ns) == pytest.approx(0.5)
+
+
+def test_who_trusts_whom_and_who_said_it_in_cypher(tgraph):
+    ns = "audit"
+    tgraph.register_agent("root", kind="human", ns=ns)
+    tgraph.register_agent("medic", kind="ai", ns=ns)
+    tgraph.set_trust("medic", 0.9, domain="medical", ns=ns, by="root")
+    tgraph.set_trust("medic", 0.2, ns=ns, by="root")
+    tgraph.remember("medic", "The patient in bed four is allergic to penicillin.", ns=ns,
+                    domain="medical")
+    rows = tgraph.query("who_knew/who_trusts", {"ns": ns, "domain": "medical", "limit": 10})
+    assert {(r["verifier"], r["agent"], r["domain"], r["score"]) for r in rows} == {
+        ("root", "medic", "medical", 0.9), ("root", "medic", "*", 0.2)}
+    [said] = tgraph.query("who_knew/said_by", {"ns": ns, "text": "penicillin", "limit": 10})
+    assert said["agent"] == "medic" and said["domain"] == "medical"
+    assert said["confidence"] == pytest.approx(0.45)
+    assert {t["domain"] for t in said["trusts"]} == {"medical", "*"}
