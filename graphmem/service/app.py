@@ -26,6 +26,7 @@ from graphmem.retrieval.config import RecallConfig
 from graphmem.service import wire
 from graphmem.service.idempotency import IdempotencyCache
 from graphmem.service.lifecycle_routes import add_lifecycle_routes
+from graphmem.service.trust_routes import add_trust_routes
 
 _bearer = HTTPBearer(auto_error=False, description="The token `graphmem serve` printed "
                      "or wrote to its token file.")
@@ -112,7 +113,8 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
     async def register_agent(body: wire.AgentRequest, request: Request) -> dict[str, Any]:
         """Create or update an agent (MemoryGraph.register_agent)."""
         return await once(request, lambda: graph.register_agent(
-            body.agent, kind=body.kind, name=body.name, ns=body.ns))
+            body.agent, kind=body.kind, name=body.name, ns=body.ns,
+            public_key=body.public_key, by=body.by, signature=body.signature))
 
     @app.post(f"{p}/drop_namespace", tags=["agents"])
     async def drop_namespace(body: wire.NamespaceRequest, request: Request) -> dict[str, str]:
@@ -127,6 +129,7 @@ def create_app(graph: Any, token: str, *, idempotency: IdempotencyCache | None =
         return {"strict": body.strict}
 
     add_lifecycle_routes(app, graph, once)
+    add_trust_routes(app, graph, once)
     _who_knew_routes(app, graph)
     _read_routes(app, graph)
     return app

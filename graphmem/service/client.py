@@ -33,6 +33,7 @@ from graphmem.errors import (
     missing,
 )
 from graphmem.lifecycle.decay import DecaySettings
+from graphmem.trust.policy import TrustPolicy
 from graphmem.models import DEFAULT_NS, Hit, RememberResult
 from graphmem.service import wire
 from graphmem.service.server import default_token_file
@@ -80,10 +81,12 @@ class _Methods:
     # -- agents and namespaces -----------------------------------------------------
 
     def register_agent(self, agent: str, *, kind: str | None = None, name: str | None = None,
-                       ns: str = DEFAULT_NS) -> dict:
+                       ns: str = DEFAULT_NS, public_key: str | None = None,
+                       by: str | None = None, signature: str | None = None) -> dict:
         """Create or update an agent (``kind``: character, human, ai, service, ...)."""
-        return self._call(_Request("POST", "/agents", {"agent": agent, "kind": kind,
-                                                       "name": name, "ns": ns}, write=True))
+        return self._call(_Request("POST", "/agents", {
+            "agent": agent, "kind": kind, "name": name, "ns": ns, "public_key": public_key,
+            "by": by, "signature": signature}, write=True))
 
     def drop_namespace(self, ns: str) -> None:
         """Delete every node of ``ns``."""
@@ -198,6 +201,80 @@ class _Methods:
         """Score every memory of ``ns``, consolidate and prune those under the threshold."""
         return self._call(_Request("POST", "/decay/maintain", {"ns": ns, "now": _when(now)},
                                    write=True))
+
+    # -- trust between agents (graphmem.governance) ------------------------------------
+
+    def _trust(self, act: str, body: dict[str, Any], *, write: bool = False,
+               parse: Callable[[Any], Any] = lambda d: d) -> Any:
+        return self._call(_Request("POST", f"/trust/{act}", body, write=write, parse=parse))
+
+    def set_policy(self, *, ns: str = DEFAULT_NS, by: str, signature: str | None = None,
+                   **settings: Any) -> TrustPolicy:
+        """Govern ``ns`` and set its trust policy (see ``MemoryGraph.set_policy``)."""
+        return self._trust("set_policy", {"ns": ns, "by": by, "signature": signature,
+                                          **settings}, write=True,
+                           parse=TrustPolicy.model_validate)
+
+    def trust_policy(self, *, ns: str = DEFAULT_NS) -> TrustPolicy:
+        """``ns``'s trust policy."""
+        return self._trust("trust_policy", {"ns": ns}, parse=TrustPolicy.model_validate)
+
+    def set_trust(self, agent: str, score: float, *, domain: str | None = None,
+                  ns: str = DEFAULT_NS, by: str, signature: str | None = None) -> dict:
+        """Trust ``agent`` at ``score`` in ``domain``; what it touched is re-evaluated."""
+        return self._trust("set_trust", {"agent": agent, "score": score, "domain": domain,
+                                         "ns": ns, "by": by, "signature": signature},
+                           write=True)
+
+    def set_permission(self, agent: str, level: str, *, ns: str = DEFAULT_NS, by: str,
+                       signature: str | None = None) -> None:
+        """Grant ``agent`` READ, WRITE, ADMIN (or NONE) in ``ns``."""
+        return self._trust("set_permission", {"agent": agent, "level": level, "ns": ns,
+                                              "by": by, "signature": signature},
+                           write=True, parse=lambda d: None)
+
+    def lift_quarantine(self, agent: str, *, ns: str = DEFAULT_NS, by: str,
+                        signature: str | None = None) -> None:
+        """End ``agent``'s quarantine now."""
+        return self._trust("lift_quarantine", {"agent": agent, "ns": ns, "by": by,
+                                               "signature": signature},
+                           write=True, parse=lambda d: None)
+
+    def revoke(self, agent: str, *, ns: str = DEFAULT_NS, by: str,
+               signature: str | None = None) -> dict:
+        """Refuse ``agent`` from now on and re-evaluate what it contributed."""
+        return self._trust("revoke", {"agent": agent, "ns": ns, "by": by,
+                                      "signature": signature}, write=True)
+
+    def confidence(self, memory_id: str, *, ns: str = DEFAULT_NS) -> float:
+        """The confidence of ``memory_id`` in [0, 1]."""
+        return self._trust("confidence", {"memory_id": memory_id, "ns": ns}, parse=float)
+
+    def replayed_confidence(self, *, ns: str = DEFAULT_NS) -> dict[str, float]:
+        """Every memory's confidence recomputed from the event log."""
+        return self._trust("replayed_confidence", {"ns": ns})
+
+    def events(self, *, ns: str = DEFAULT_NS, kinds: Sequence[str] | None = None,
+               since: Any = None, limit: int = 10_000) -> list[dict]:
+        """The event log of ``ns``, oldest first."""
+        return self._trust("events", {"ns": ns, "kinds": None if kinds is None else
+                                      list(kinds), "since": _when(since), "limit": limit})
+
+    def conflicts(self, *, ns: str = DEFAULT_NS, unresolved: bool = True,
+                  limit: int = 1000) -> list[dict]:
+        """Contradicting pairs of ``ns``."""
+        return self._trust("conflicts", {"ns": ns, "unresolved": unresolved, "limit": limit})
+
+    def resolve_conflict(self, memory_id: str, winner_id: str, *, ns: str = DEFAULT_NS,
+                         by: str, signature: str | None = None) -> str:
+        """Resolve a conflict for the winner; returns the loser's id."""
+        return self._trust("resolve_conflict", {"memory_id": memory_id,
+                                                "winner_id": winner_id, "ns": ns, "by": by,
+                                                "signature": signature}, write=True)
+
+    def trust_profiles(self, *, ns: str = DEFAULT_NS) -> list[dict]:
+        """Every agent's trust profile."""
+        return self._trust("trust_profiles", {"ns": ns})
 
     # -- who knew what, when, from whom ------------------------------------------------
 

@@ -67,6 +67,9 @@ class AgentRequest(BaseModel):
     kind: str | None = None
     name: str | None = None
     ns: str = DEFAULT_NS
+    public_key: str | None = None
+    by: str | None = None
+    signature: str | None = None
 
 
 class UnmergeRequest(BaseModel):
