@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from graphmem.errors import InvalidInput
+from graphmem.governance import Governance
 from graphmem.service import wire
 
 Once = Callable[[Request, Callable[[], Any]], Awaitable[Any]]
@@ -41,7 +42,7 @@ def add_trust_routes(app: FastAPI, graph: Any, once: Once) -> None:
 
 def _route(app: FastAPI, graph: Any, once: Once, act: str) -> None:
     positional, writes = ACTS[act]
-    method = getattr(graph, act)
+    documented = getattr(Governance, act)  # the graph is None when only the spec is built
 
     async def call(body: dict[str, Any], request: Request) -> Any:
         missing = [name for name in positional if name not in body]
@@ -50,11 +51,11 @@ def _route(app: FastAPI, graph: Any, once: Once, act: str) -> None:
         args = [body.pop(name) for name in positional]
 
         def run() -> Any:
-            result = method(*args, **body)
+            result = getattr(graph, act)(*args, **body)
             return result.model_dump() if hasattr(result, "model_dump") else result
 
         return await once(request, run) if writes else run()
 
     call.__name__ = act
-    call.__doc__ = (method.__doc__ or act).strip().splitlines()[0]
+    call.__doc__ = (documented.__doc__ or act).strip().splitlines()[0]
     app.post(f"{wire.API_PREFIX}/trust/{act}", tags=["trust"])(call)
