@@ -48,6 +48,8 @@ from graphmem.writer import Writer, parse_at
 
 #: items in an agent's working-memory buffer (the brain-inspired paper's capacity)
 WORKING_MEMORY = 10
+
+
 class MemoryGraph(Governance):
     """Shared long-term memory for many agents, kept in a graph database.
 

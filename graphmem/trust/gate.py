@@ -94,9 +94,11 @@ class Admission:
                   if int(n.split("|", 1)[0]) > self.now - FRESHNESS_MS]
         if self.nonce is not None:
             nonces.append(f"{self.now}|{self.nonce}")
+        governed = self.policy.governed  # open namespaces keep no counters
         return {"id": self.agent.id,
-                "recent": day + [self.now] * assertions if self.policy.governed else day,
-                "recent_entities": hour_entities + [f"{self.now}|{e}" for e in entities],
+                "recent": day + [self.now] * assertions if governed else day,
+                "recent_entities": hour_entities + [f"{self.now}|{e}" for e in entities]
+                if governed else hour_entities,
                 "nonces": nonces, "session_key": session_key,
                 "session_gain": session_gain}
 
