@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -26,6 +26,11 @@ by_option = click.option("--by", required=True,
 key_option = click.option("--key-file", type=click.Path(exists=True, dir_okay=False),
                           default=None, help="The actor's base64 private key, to sign the "
                                              "act where the namespace requires it.")
+
+
+def act_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--by, --key-file and --ns, and the click context: what every act takes."""
+    return by_option(key_option(ns_option(click.pass_context(command))))
 
 
 def _local(ctx: click.Context) -> MemoryGraph:
@@ -73,10 +78,7 @@ def trust_show(ctx, agent_id, ns, as_json) -> None:
 @click.argument("score", type=float)
 @click.option("--domain", default=None, help="The domain (default: the agent's default "
                                               "trust for every domain without a score).")
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def trust_set(ctx, agent_id, score, domain, by, key_file, ns) -> None:
     """Trust AGENT_ID at SCORE (0-1); everything it contributed to is re-evaluated."""
     with _local(ctx) as g:
@@ -89,10 +91,7 @@ def trust_set(ctx, agent_id, score, domain, by, key_file, ns) -> None:
 @trust.command("policy")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
               help="A setting of the namespace's policy (repeat), e.g. max_per_hour=50.")
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def trust_policy(ctx, settings, by, key_file, ns) -> None:
     """Govern the namespace (permissions, limits, quarantine) and set its policy."""
     values: dict[str, Any] = {}
@@ -112,10 +111,7 @@ def trust_policy(ctx, settings, by, key_file, ns) -> None:
 
 @agent.command("revoke")
 @click.argument("agent_id")
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def agent_revoke(ctx, agent_id, by, key_file, ns) -> None:
     """Refuse AGENT_ID from now on and re-evaluate what it contributed (nothing deleted)."""
     with _local(ctx) as g:
@@ -129,10 +125,7 @@ def agent_revoke(ctx, agent_id, by, key_file, ns) -> None:
 @click.argument("agent_id")
 @click.argument("level", type=click.Choice(["none", "read", "write", "admin"],
                                            case_sensitive=False))
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def agent_permit(ctx, agent_id, level, by, key_file, ns) -> None:
     """Grant AGENT_ID a permission in the namespace (READ, WRITE, ADMIN or NONE)."""
     with _local(ctx) as g:
@@ -143,10 +136,7 @@ def agent_permit(ctx, agent_id, level, by, key_file, ns) -> None:
 
 @agent.command("lift-quarantine")
 @click.argument("agent_id")
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def agent_lift(ctx, agent_id, by, key_file, ns) -> None:
     """End AGENT_ID's new-agent quarantine (a human or process ADMIN only)."""
     with _local(ctx) as g:
@@ -204,10 +194,7 @@ def conflicts(ctx, everything, ns, as_json) -> None:
 @cli.command()
 @click.argument("memory_id")
 @click.argument("winner_id")
-@by_option
-@key_option
-@ns_option
-@click.pass_context
+@act_options
 def resolve(ctx, memory_id, winner_id, by, key_file, ns) -> None:
     """Resolve the conflict between MEMORY_ID and WINNER_ID for WINNER_ID (a human, or an
     arbiter with ADMIN); the loser stays, weakened."""
