@@ -1,6 +1,6 @@
 """RFC-0011 §13's four benchmark tests, and what trust costs a write.
 
-    python benchmarks/trust_bench.py [--size 100000] [--ops 200] [--skip-latency] [--json]
+    python benchmarks/trust_bench.py [--size 100000] [--ops 200] [--skip-latency | --only-latency] [--json]
 
 1. Trust-weighted reinforcement: identical signals from a 0.8-trust and a 1.0-trust
    agent; the ratio of their confidence gains (RFC: 0.8).
@@ -106,7 +106,8 @@ def poisoning(root: Path) -> dict[str, Any]:
         for hour in range(5):
             for i in range(150):
                 claim = (f"Gate {i % 20} opens at {1 + (i + hour) % 5} at night."
-                         if i % 3 == 0 else f"The master key {hour}-{i} is under mat {i}.")
+                         if i % 3 == 0 else
+                         f"Captain Reyes hid master key {hour}-{i} under mat {i}.")
                 attempt("mallory", claim)
                 if i % 5 == 0:
                     for sybil in attackers[1:]:
@@ -236,13 +237,31 @@ def latency(root: Path, size: int, ops: int, seed: int) -> dict[str, Any]:
                     g.set_permission(a, "write", ns=ns, by="admin", signature=sig)
                 else:
                     g.lift_quarantine(a, ns=ns, by="admin", signature=sig)
+        # the trust layer's own share of each governed remember: its checks before the
+        # plan (the agent's state read, the signature) and its weighing after it
+        trust, in_trust = g._writer.trust, [0.0]
+
+        def counted(step: Any) -> Any:
+            def run(*args: Any, **kwargs: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return step(*args, **kwargs)
+                finally:
+                    in_trust[0] += (time.perf_counter() - t) * 1000
+            return run
+
+        assert trust is not None
+        trust.admit, trust.weigh = counted(trust.admit), counted(trust.weigh)  # type: ignore
+        trust_ms: list[float] = []
         for i in range(ops):
             timed(bare, "no trust layer (2)", rng.choice(AGENTS), f"{statement(rng)} (c{i})")
             agent, text = rng.choice(AGENTS), f"{statement(rng)} (d{i})"
             t = time.perf_counter()
             signature = sign(keys[agent], operation("remember", ns=ns, agent=agent, text=text))
             sign_ms.append((time.perf_counter() - t) * 1000)
+            in_trust[0] = 0.0
             timed(g, "governed, signed", agent, text, signature=signature)
+            trust_ms.append(in_trust[0])
     p95 = {label: round(percentile(v, 0.95), 2) for label, v in times.items()}
     p50 = {label: round(percentile(v, 0.5), 2) for label, v in times.items()}
     return {"memories": size, "ops_per_arm": ops, "fill_s": round(fill_s, 1),
@@ -252,6 +271,9 @@ def latency(root: Path, size: int, ops: int, seed: int) -> dict[str, Any]:
                 p95["governed, signed"] - p95["no trust layer (2)"], 2),
             "added_p50_ms_governed_vs_none": round(
                 p50["governed, signed"] - p50["no trust layer (2)"], 2),
+            "trust_layer_in_governed_remember_ms": {
+                "p50": round(percentile(trust_ms, 0.5), 2),
+                "p95": round(percentile(trust_ms, 0.95), 2)},
             "client_sign_p95_ms": round(percentile(sign_ms, 0.95), 3),
             "target": "under 2 ms added at p95"}
 
@@ -262,15 +284,17 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--only-latency", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="graphmem-trust-") as tmp:
         root = Path(tmp)
-        for name, run in (("trust_weighted_reinforcement", reinforcement),
-                          ("poisoning_resistance", poisoning),
-                          ("revocation_correctness", revocation),
-                          ("federated_merge", federation)):
+        tests = (("trust_weighted_reinforcement", reinforcement),
+                 ("poisoning_resistance", poisoning),
+                 ("revocation_correctness", revocation),
+                 ("federated_merge", federation))
+        for name, run in () if args.only_latency else tests:
             started = time.perf_counter()
             results[name] = run(root) | {"seconds": round(time.perf_counter() - started, 1)}
             if not args.json:
