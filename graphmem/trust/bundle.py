@@ -8,7 +8,8 @@ The order rule among hits that contradict each other:
   current one first): stays first, unless it is quarantined or unverified and the claim
   it replaced is not — an agent in quarantine cannot retire an established fact by
   asserting a newer one.
-Only the two hits' places are exchanged; every other hit keeps its rank.
+Only the two hits' places are exchanged; every other hit keeps its rank. A supersession
+counts as a rivalry whether or not the judge also saw a contradiction.
 """
 
 from __future__ import annotations
@@ -48,12 +49,19 @@ def credible_order(hits: list[Hit], view: NamespaceView) -> list[Hit]:
         swapped = False
         for i in range(len(hits)):
             for j in range(i + 1, len(hits)):
-                if hits[j].memory_id in hits[i].conflicts and _before(hits[j], hits[i], view):
+                if _rivals(hits[i], hits[j], view) and _before(hits[j], hits[i], view):
                     hits[i], hits[j] = hits[j], hits[i]
                     swapped = True
         if not swapped:
             break
     return hits
+
+
+def _rivals(a: Hit, b: Hit, view: NamespaceView) -> bool:
+    """In conflict, or one replaced the other (a supersession needs no contradiction)."""
+    ra, rb = view.records.get(a.memory_id), view.records.get(b.memory_id)
+    return b.memory_id in a.conflicts or (ra is not None and rb is not None and (
+        ra.superseded_by == b.memory_id or rb.superseded_by == a.memory_id))
 
 
 def _before(a: Hit, b: Hit, view: NamespaceView) -> bool:

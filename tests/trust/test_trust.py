@@ -332,3 +332,19 @@ def test_who_trusts_whom_and_who_said_it_in_cypher(tgraph):
     assert said["agent"] == "medic" and said["domain"] == "medical"
     assert said["confidence"] == pytest.approx(0.45)
     assert {t["domain"] for t in said["trusts"]} == {"medical", "*"}
+
+
+def test_a_quarantined_newcomer_cannot_retire_an_established_fact(governed):
+    g, ns = governed.g, governed.ns
+    keeper = governed.agent("keeper", quarantine=False)
+    stranger = governed.agent("stranger")
+    governed.agent("reader", permission="read", quarantine=False)
+    fact = "The bridge on Mill Road is open."
+    old = governed.say("keeper", keeper, fact, at="2026-01-01", witnesses=["reader"])
+    new = governed.say("stranger", stranger, "The bridge on Mill Road is not open.",
+                       at="2026-01-05", witnesses=["reader"])
+    assert old.memory_ids[0] in new.atoms[0].contradicts
+    hits = g.recall("reader", "Is the bridge on Mill Road open?", ns=ns)
+    assert [h.memory_id for h in hits[:2]] == [old.memory_ids[0], new.memory_ids[0]]
+    assert hits[1].quarantined and hits[1].status == "current"
+    assert hits[0].status == "superseded"  # the record says so; the order weighs trust
