@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any, cast
 
 import click
 
 from graphmem.api import MemoryGraph
 from graphmem.errors import GraphmemError
+from graphmem.security import operation, sign
 from graphmem.service.client import Client
 
 
@@ -36,6 +38,21 @@ class _Group(click.Group):
 def cli(ctx: click.Context, uri: str | None, data_dir: str | None) -> None:
     """Shared long-term memory for many agents, kept in a graph database."""
     ctx.obj = {"uri": uri, "data_dir": data_dir}
+
+
+def signature_from(key_file: str | None, name: str, **arguments: Any) -> str | None:
+    """The signature of operation ``name`` with ``arguments`` by the private key in
+    ``key_file`` (base64 text, from ``graphmem agent keygen``); None without a file."""
+    if key_file is None:
+        return None
+    private = Path(key_file).read_text("utf-8").strip()
+    return sign(private, operation(name, **arguments))
+
+
+key_file_option = click.option(
+    "--key-file", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="The acting agent's base64 private key, to sign the operation where the "
+         "namespace requires signed writes.")
 
 
 def open_graph(ctx: click.Context, **options: Any) -> MemoryGraph:

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from graphmem.cli.app import cli, open_graph
+from graphmem.cli.app import cli, key_file_option, open_graph, signature_from
 from graphmem.demo import run_demo
 from graphmem.cli.render import print_table
 from graphmem.models import DEFAULT_NS
@@ -33,15 +33,20 @@ def emit(rows, as_json: bool) -> None:
 @click.option("--domain", default=None, help="Topic domain (for trust).")
 @click.option("--context", default=None,
               help="What TEXT answers or follows (e.g. the previous turn): indexed, not remembered.")
+@key_file_option
 @ns_option
 @json_option
 @click.pass_context
-def remember(ctx, agent, text, witnesses, told_by, at, place, domain, context, ns,
+def remember(ctx, agent, text, witnesses, told_by, at, place, domain, context, key_file, ns,
              as_json) -> None:
     """Deposit TEXT as remembered by AGENT; equivalent memories merge, owners unite."""
+    signature = signature_from(key_file, "remember", ns=ns, agent=agent, text=text,
+                               witnesses=list(witnesses), told_by=told_by, at=at, place=place,
+                               domain=domain, context=context)
     with open_graph(ctx) as g:
         result = g.remember(agent, text, witnesses=witnesses, told_by=told_by, at=at,
-                            place=place, domain=domain, ns=ns, context=context)
+                            place=place, domain=domain, ns=ns, context=context,
+                            signature=signature)
     rows = [a.model_dump() for a in result.atoms]
     emit(rows if as_json else [{"action": r["action"], "memory": r["memory_id"],
                                  "text": r["text"], "contradicts": r["contradicts"]}
@@ -52,16 +57,22 @@ def remember(ctx, agent, text, witnesses, told_by, at, place, domain, context, n
 @click.argument("agent")
 @click.argument("query")
 @click.option("-k", default=10, show_default=True, help="How many memories to return.")
+@click.option("--token", envvar="GRAPHMEM_NS_TOKEN", default=None,
+              help="The namespace's read token, where a governed namespace has one. "
+                   "Env: GRAPHMEM_NS_TOKEN.")
 @ns_option
 @json_option
 @click.pass_context
-def recall(ctx, agent, query, k, ns, as_json) -> None:
+def recall(ctx, agent, query, k, token, ns, as_json) -> None:
     """Recall the K memories AGENT owns that best answer QUERY, with their authorship."""
     with open_graph(ctx) as g:
-        hits = g.recall(agent, query, k=k, ns=ns)
+        hits = g.recall(agent, query, k=k, ns=ns, token=token)
     rows = [h.model_dump(mode="json") for h in hits]
     emit(rows if as_json else [{"score": round(h.score, 3), "found_by": h.found_by,
-                                 "text": h.text, "owners": ", ".join(h.owners)}
+                                 "text": h.text, "owners": ", ".join(h.owners),
+                                 "by": ", ".join(h.asserted_by),
+                                 "confidence": None if h.confidence is None
+                                 else round(h.confidence, 2)}
                                 for h in hits], as_json)
 
 

@@ -16,33 +16,23 @@ from typing import Any, Callable
 import click
 
 from graphmem.api import MemoryGraph
-from graphmem.cli.app import cli, open_graph
+from graphmem.cli.app import cli, key_file_option, open_graph, signature_from
 from graphmem.cli.memory_commands import emit, agent, json_option, ns_option
 from graphmem.errors import InvalidInput
-from graphmem.security import generate_keypair, operation, sign
+from graphmem.security import generate_keypair
 
 by_option = click.option("--by", required=True,
                          help="Who acts: a human or process agent (ADMIN where governed).")
-key_option = click.option("--key-file", type=click.Path(exists=True, dir_okay=False),
-                          default=None, help="The actor's base64 private key, to sign the "
-                                             "act where the namespace requires it.")
 
 
 def act_options(command: Callable[..., None]) -> Callable[..., None]:
     """--by, --key-file and --ns, and the click context: what every act takes."""
-    return by_option(key_option(ns_option(click.pass_context(command))))
+    return by_option(key_file_option(ns_option(click.pass_context(command))))
 
 
 def _local(ctx: click.Context) -> MemoryGraph:
     """The store itself (trust acts are not served by ``graphmem serve``)."""
     return open_graph(ctx, check=True)
-
-
-def _signature(key_file: str | None, name: str, **arguments: Any) -> str | None:
-    if key_file is None:
-        return None
-    private = Path(key_file).read_text("utf-8").strip()
-    return sign(private, operation(name, **arguments))
 
 
 @cli.group()
@@ -82,7 +72,7 @@ def trust_show(ctx, agent_id, ns, as_json) -> None:
 def trust_set(ctx, agent_id, score, domain, by, key_file, ns) -> None:
     """Trust AGENT_ID at SCORE (0-1); everything it contributed to is re-evaluated."""
     with _local(ctx) as g:
-        done = g.set_trust(agent_id, score, domain=domain, ns=ns, by=by, signature=_signature(
+        done = g.set_trust(agent_id, score, domain=domain, ns=ns, by=by, signature=signature_from(
             key_file, "set_trust", ns=ns, agent=agent_id, score=score, domain=domain, by=by))
     click.echo(f"trust {agent_id} {done['domain']}={score:g} (was {done['previous']}); "
                f"{done['reevaluated']} memories re-evaluated")
@@ -104,7 +94,7 @@ def trust_policy(ctx, settings, by, key_file, ns) -> None:
         except json.JSONDecodeError:
             values[name] = raw
     with _local(ctx) as g:
-        policy = g.set_policy(ns=ns, by=by, signature=_signature(
+        policy = g.set_policy(ns=ns, by=by, signature=signature_from(
             key_file, "set_policy", ns=ns, by=by, **values), **values)
     click.echo(json.dumps(policy.model_dump(), indent=2))
 
@@ -115,7 +105,7 @@ def trust_policy(ctx, settings, by, key_file, ns) -> None:
 def agent_revoke(ctx, agent_id, by, key_file, ns) -> None:
     """Refuse AGENT_ID from now on and re-evaluate what it contributed (nothing deleted)."""
     with _local(ctx) as g:
-        done = g.revoke(agent_id, ns=ns, by=by, signature=_signature(
+        done = g.revoke(agent_id, ns=ns, by=by, signature=signature_from(
             key_file, "revoke", ns=ns, agent=agent_id, by=by))
     click.echo(f"revoked {agent_id}: {done['reevaluated']} memories re-evaluated, "
                f"{done['unverified']} now unverified")
@@ -129,7 +119,7 @@ def agent_revoke(ctx, agent_id, by, key_file, ns) -> None:
 def agent_permit(ctx, agent_id, level, by, key_file, ns) -> None:
     """Grant AGENT_ID a permission in the namespace (READ, WRITE, ADMIN or NONE)."""
     with _local(ctx) as g:
-        g.set_permission(agent_id, level, ns=ns, by=by, signature=_signature(
+        g.set_permission(agent_id, level, ns=ns, by=by, signature=signature_from(
             key_file, "set_permission", ns=ns, agent=agent_id, level=level, by=by))
     click.echo(f"{agent_id}: {level.upper()} in {ns}")
 
@@ -140,7 +130,7 @@ def agent_permit(ctx, agent_id, level, by, key_file, ns) -> None:
 def agent_lift(ctx, agent_id, by, key_file, ns) -> None:
     """End AGENT_ID's new-agent quarantine (a human or process ADMIN only)."""
     with _local(ctx) as g:
-        g.lift_quarantine(agent_id, ns=ns, by=by, signature=_signature(
+        g.lift_quarantine(agent_id, ns=ns, by=by, signature=signature_from(
             key_file, "lift_quarantine", ns=ns, agent=agent_id, by=by))
     click.echo(f"{agent_id}: quarantine lifted")
 
@@ -199,7 +189,7 @@ def resolve(ctx, memory_id, winner_id, by, key_file, ns) -> None:
     """Resolve the conflict between MEMORY_ID and WINNER_ID for WINNER_ID (a human, or an
     arbiter with ADMIN); the loser stays, weakened."""
     with _local(ctx) as g:
-        loser = g.resolve_conflict(memory_id, winner_id, ns=ns, by=by, signature=_signature(
+        loser = g.resolve_conflict(memory_id, winner_id, ns=ns, by=by, signature=signature_from(
             key_file, "resolve_conflict", ns=ns, memory_id=memory_id, winner_id=winner_id,
             by=by))
     click.echo(f"resolved for {winner_id}; {loser} kept, weakened")

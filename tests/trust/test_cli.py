@@ -23,6 +23,9 @@ def test_trust_profile_events_conflicts_revocation_and_federation(tmp_path, monk
     assert keygen.exit_code == 0 and len(keygen.output.strip()) == 44  # base64 of 32 bytes
     assert run(data, "agent", "register", "scout", "--kind", "ai", "--ns", "x",
                "--public-key", keygen.output.strip()).exit_code == 0
+    signed = run(data, "remember", "scout", "The mill pond is frozen.", "--ns", "x",
+                 "--key-file", str(key))
+    assert signed.exit_code == 0, signed.output
     assert run(data, "remember", "scout", "The well water is safe.", "--ns", "x",
                "--at", "2026-01-01").exit_code == 0
     assert run(data, "remember", "root", "The well water is not safe.", "--ns", "x",
@@ -42,7 +45,7 @@ def test_trust_profile_events_conflicts_revocation_and_federation(tmp_path, monk
     refused = run(data, "trust", "set", "root", "0.1", "--by", "scout", "--ns", "x")
     assert refused.exit_code == 1 and "kind" in refused.output
     revoked = run(data, "agent", "revoke", "scout", "--by", "root", "--ns", "x")
-    assert revoked.exit_code == 0 and "1 now unverified" in revoked.output
+    assert revoked.exit_code == 0 and "2 now unverified" in revoked.output
     assert run(other, "remember", "scout", "The mill wheel is broken.", "--ns",
                "x").exit_code == 0
     merged = run(data, "federate", str(other), "--node-id", "mill", "--ns", "x")
