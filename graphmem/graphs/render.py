@@ -103,8 +103,8 @@ def draw_heatmap(plt, ns: str, labels: list[str], matrix, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 7))
     im = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=max(
         [v for i, row in enumerate(matrix) for j, v in enumerate(row) if i != j], default=1) or 1)
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_title(f"{ns}: memory overlap (Jaccard), communities ordered")
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()

@@ -198,6 +198,7 @@ def find_actors(texts: list[str], places: set[str], arms: set[str]) -> list[tupl
         found = [(tok.idx, name) for tok in doc if tok.lower_ in demonyms
                  for name in [demonym_actor(tok, doc, demonyms[tok.lower_])] if name]
         found += [(ent.start_char, name) for ent in doc.ents if ent.label_ in ("ORG", "PERSON")
+                  and not any(t.lower_ in demonyms for t in ent)  # "Russian Forces": above
                   for name in [named_actor(ent, places, arms)] if name]
         out.append(tuple(dict.fromkeys(n for _, n in sorted(found))))
     return out
