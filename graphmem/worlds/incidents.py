@@ -248,7 +248,7 @@ def sediment_incidents(path: str | Path, *, seed_until: str = "2022-03-01", hori
         raise InvalidInput(f"seed_until={seed_until!r} is not a date (YYYY-MM-DD)")
     if horizon < 1:
         raise InvalidInput(f"horizon must be at least one round, got {horizon}")
-    days = [parse_day(r["date"]) for r in rows]
+    days = [day for r in rows if (day := parse_day(r["date"]))]  # load_rows kept dated rows
     if not any(d < cut for d in days) or not any(d >= cut for d in days):
         raise InvalidInput(f"seed_until={seed_until} must leave events to seed and to play "
                            f"({path} runs {min(days, default=None)} to {max(days, default=None)})")
