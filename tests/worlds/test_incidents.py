@@ -30,6 +30,7 @@ def incidents(csv_path):
                               limit=ROWS)
 
 
+@pytest.mark.slow  # spaCy parses 1,200 events: ~15 s, more on a loaded machine
 def test_actors_come_from_the_event_text_not_the_place_columns(incidents, csv_path):
     world = incidents.world
     actors = {e.id for e in world.entities.values() if e.kind == "character"}
@@ -40,6 +41,7 @@ def test_actors_come_from_the_event_text_not_the_place_columns(incidents, csv_pa
     assert all(len(a.split()) > 1 or a.isupper() for a in actors)  # institutions, not words
 
 
+@pytest.mark.slow  # spaCy parses 1,200 events: ~15 s, more on a loaded machine
 def test_places_map_witnesses_carriers_and_script(incidents):
     world = incidents.world
     actors = {e.id for e in world.entities.values() if e.kind == "character"}
@@ -74,6 +76,7 @@ def test_one_edit_merges_spelling_variants_only():
     assert not one_edit("russian", "belarusian") and not one_edit("russian", "russian")
 
 
+@pytest.mark.slow  # spaCy parses 1,200 events: ~15 s, more on a loaded machine
 def test_incidents_world_runs_through_the_kernel(incidents, tmp_path, embedder):
     incidents.seed = incidents.seed[:8]
     with MemoryGraph.open(data_dir=tmp_path / "data", embedder=embedder) as g:
