@@ -22,51 +22,15 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 from graphmem import MemoryGraph
 from graphmem.worlds.memory import graph_design
 from graphmem.worlds.policy import ScriptPolicy
-from graphmem.worlds.report import growth_chart, load_run, summary_rows
+from graphmem.worlds.report import growth_chart, load_run, shares_at, summary_rows, targets
 from graphmem.worlds.run import RunSpec, run_world
 from graphmem.worlds.sources import WORLDS, sediment_world
 
 DESIGNS = ("consensus", "nomerge", "private", "two-tier", "shared-acl")
-BASELINES = ("private", "two-tier", "shared-acl")
-
-
-def targets(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each target of the issue, with the figures it is read from (None: not run)."""
-    by = {r["design"]: r for r in rows}
-    con = by.get("consensus")
-    if con is None:
-        return {}
-    others = [d for d in (*BASELINES, "nomerge") if d in by]
-    nomerge = by.get("nomerge")
-    talk, silent = con["talk_overlap"], con["silent_overlap"]
-    return {
-        "consensus_fewest_entries": all(con["written"] < by[d]["written"] for d in others)
-        if others else None,
-        "only_consensus_shares": con["multi_owner"] > 0 and all(
-            by[d]["multi_owner"] == 0 for d in others),
-        "only_consensus_links_among_baselines": con["linked"] > 0 and all(
-            by[d]["linked"] == 0 for d in BASELINES if d in by),
-        "nomerge_ratio": round(nomerge["written"] / con["written"], 2)
-        if nomerge and con["written"] else None,
-        "nomerge_shares_nothing": nomerge["multi_owner"] == 0 if nomerge else None,
-        "conversing_over_silent": round(talk / silent, 1) if silent else None,
-        "conversing_tenfold": talk >= 10 * silent and talk > 0,
-        "amplification_at_most_1": all(r["amplification"] <= 1.0 for r in rows),
-    }
-
-
-def snapshots(runs: list[dict[str, Any]], at: list[int]) -> dict[str, dict[int, float]]:
-    """Multi-owner share after round ``n`` (1-based) of each run, from its rows."""
-    out = {}
-    for run in runs:
-        rows = {r["round"] + 1: r for r in run["rounds"]}
-        out[run["report"]["design"]] = {n: rows[n]["multi_owner_share"] for n in at if n in rows}
-    return out
 
 
 def main() -> None:
@@ -93,7 +57,7 @@ def main() -> None:
         print(f"{design}: {time.perf_counter() - started:.0f} s with seeding", flush=True)
     rows = summary_rows(runs)
     checks = targets(rows)
-    shares = snapshots(runs, [int(x) for x in args.snapshots.split(",") if x])
+    shares = shares_at(runs, [int(x) for x in args.snapshots.split(",") if x])
     (args.out / "summary.json").write_text(json.dumps(
         {"world": args.world, "rounds": args.rounds, "rows": rows, "targets": checks,
          "snapshots": shares}, indent=2))

@@ -15,7 +15,7 @@ from graphmem.graphs.render import write_views
 from graphmem.worlds.llm_policy import LLMPolicy
 from graphmem.worlds.memory import graph_design
 from graphmem.worlds.policy import ScriptPolicy
-from graphmem.worlds.report import growth_chart, load_run, summary_rows
+from graphmem.worlds.report import growth_chart, load_run, summary_rows, targets
 from graphmem.worlds.run import RunSpec, append_line, run_world
 from graphmem.worlds.sources import WORLDS
 from graphmem.worlds.sources import sediment_world as sediment
@@ -111,7 +111,11 @@ def report_command(ctx, dirs, graphs) -> None:
     """Structure tables and growth charts of one or more run directories."""
 
     runs = [load_run(d) for d in dirs]
-    print_table(summary_rows(runs))
+    rows = summary_rows(runs)
+    print_table(rows)
+    if len({r["design"] for r in rows}) > 1:  # designs of one world side by side
+        for name, value in targets(rows).items():
+            click.echo(f"target {name}: {value}")
     chart = dirs[0] / "growth.png"
     growth_chart(runs, chart)
     click.echo(f"growth chart: {chart}")
