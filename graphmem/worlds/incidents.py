@@ -33,7 +33,7 @@ The CSV has no actor column; its actors are named in each event's text. From the
   cast, the "on stage" of the other worlds: witnesses of a seeded event, listeners of a
   held-out one.
 - **seeded store**: events before ``seed_until`` (the first months), one deposit each by
-  its first actor (or its place), witnessed by the scene's other actors.
+  its first actor (or its place), witnessed by the scene's other actors, at its date.
 - **script**: every later event that names an actor, said by its first actor to the
   scene's others, in the round its date falls in (the remaining dates spread evenly
   over ``horizon`` rounds).
@@ -46,7 +46,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from graphmem.errors import InvalidInput
@@ -299,7 +299,7 @@ def build_world(incidents: list[Incident], cut: date, horizon: int, name: str, s
     for e in seeded:
         present = sorted(casts[scene(e)])
         agent = e.actors[0] if e.actors else e.place
-        seed.append({"agent": agent, "text": e.text, "place": e.place,
+        seed.append({"agent": agent, "text": e.text, "place": e.place, "at": noon(e.day),
                      "witnesses": [a for a in present if a != agent]})
     script = [Beat(round=scene(e)[1], speech=e.id, speaker=e.actors[0],
                    listeners=tuple(a for a in sorted(casts[scene(e)]) if a != e.actors[0]),
@@ -316,6 +316,12 @@ def build_world(incidents: list[Incident], cut: date, horizon: int, name: str, s
                              "round_minutes": round(len(held_days) * 1440 / horizon),
                              "undated_rows": undated})
     return Sediment(world, seed + carrier_deposits(entities), script)
+
+
+def noon(day: date) -> datetime:
+    """An event's time: its day (the CSV has no hour), so that two incidents alike in
+    words but on different days stay two memories."""
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 
 
 def actor_entities(incidents: list[Incident], script: list[Beat]) -> dict[str, Entity]:
