@@ -11,30 +11,16 @@ import click
 from graphmem.cli.app import cli, open_graph
 from graphmem.cli.render import print_table
 from graphmem.configured import load_chat_model
-from graphmem.errors import InvalidInput
 from graphmem.graphs.render import write_views
-from graphmem.worlds.hamlet import sediment_hamlet
 from graphmem.worlds.llm_policy import LLMPolicy
 from graphmem.worlds.memory import graph_design
-from graphmem.worlds.novel import sediment_novel
 from graphmem.worlds.policy import ScriptPolicy
-from graphmem.worlds.report import growth_chart, load_run, summary_rows
+from graphmem.worlds.report import growth_chart, load_run, summary_rows, targets
 from graphmem.worlds.run import RunSpec, append_line, run_world
+from graphmem.worlds.sources import WORLDS
+from graphmem.worlds.sources import sediment_world as sediment
 
-WORLDS = {"hamlet": Path("../shared/data/hamlet/hamlet.tei.xml"),
-          "hongloumeng": Path("../shared/data/chinese_novels/hongloumeng.chapters_001-040.jsonl"),
-          "sanguoyanyi": Path("../shared/data/chinese_novels/sanguoyanyi.chapters_001-040.jsonl")}
 DESIGNS = ("consensus", "nomerge", "private", "two-tier", "shared-acl")
-
-
-def sediment(world: str, data: Path | None, horizon: int | None):
-
-    path = data or WORLDS[world]
-    if not path.exists():
-        raise InvalidInput(f"{path} not found; pass --data")
-    if world == "hamlet":
-        return sediment_hamlet(path, horizon=horizon or 40)
-    return sediment_novel(path, horizon=horizon or 80, name=world)
 
 
 @cli.group()
@@ -45,10 +31,11 @@ def world() -> None:
 @world.command("sediment")
 @click.argument("name", type=click.Choice(list(WORLDS)))
 @click.option("--data", type=click.Path(path_type=Path), default=None,
-              help="The source (Hamlet: hamlet.tei.xml).")
+              help="The source (Hamlet: hamlet.tei.xml; the novels: chapters JSON lines; "
+                   "russia_ukraine: the incidents CSV).")
 @click.option("--horizon", type=int, default=None,
               help="Rounds the held-out part of the source is spread over "
-                   "(default: Hamlet 40, the novels 80).")
+                   "(default: Hamlet and russia_ukraine 40, the novels 80).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Also write the world, seeded deposits and script as JSON.")
 def sediment_command(name, data, horizon, out) -> None:
@@ -81,7 +68,7 @@ def sediment_command(name, data, horizon, out) -> None:
               default="fifo", show_default=True)
 @click.option("--horizon", type=int, default=None,
               help="Rounds the held-out part of the source is spread over "
-                   "(default: Hamlet 40, the novels 80).")
+                   "(default: Hamlet and russia_ukraine 40, the novels 80).")
 @click.option("--seed-limit", type=int, default=None,
               help="Deposit only the first N seeded memories (quick runs).")
 @click.option("--no-recall", is_flag=True, help="The policy does not recall.")
@@ -124,7 +111,11 @@ def report_command(ctx, dirs, graphs) -> None:
     """Structure tables and growth charts of one or more run directories."""
 
     runs = [load_run(d) for d in dirs]
-    print_table(summary_rows(runs))
+    rows = summary_rows(runs)
+    print_table(rows)
+    if len({r["design"] for r in rows}) > 1:  # designs of one world side by side
+        for name, value in targets(rows).items():
+            click.echo(f"target {name}: {value}")
     chart = dirs[0] / "growth.png"
     growth_chart(runs, chart)
     click.echo(f"growth chart: {chart}")

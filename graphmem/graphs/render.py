@@ -13,6 +13,7 @@ from pathlib import Path
 
 from graphmem.errors import missing
 from graphmem.graphs.data import VIEWS, CaseGraph, agents, overlap_matrix, view_graph
+from graphmem.graphs.fonts import font_families
 
 COLOURS = {"character": "#C990C0", "environment": "#8DCC93", "carrier": "#D9C8AE",
            "memory": "#57C7E3", "agent": "#C990C0"}
@@ -72,8 +73,10 @@ def to_png(graph: CaseGraph, path: Path, *, title: str = "") -> Path:
     nx.draw_networkx_nodes(g, pos, ax=ax, node_size=[node_size(graph, n) * 12 for n in graph.nodes],
                            node_color=[COLOURS.get(n["kind"], "#A5ABB6") for n in graph.nodes])
     labels = {n["id"]: n["caption"] for n in graph.nodes if n["kind"] != "memory"}
-    nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7)
-    ax.set_title(title or graph.view)
+    families = font_families([*labels.values(), title])
+    nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7,
+                            font_family=families or "sans-serif")
+    ax.set_title(title or graph.view, fontfamily=families or "sans-serif")
     ax.axis("off")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -90,12 +93,18 @@ def heatmap_png(graph_db, ns: str, path: Path) -> Path:
 
     order, matrix = overlap_matrix(graph_db, ns)
     names = {a: row["name"] or a for a, row in agents(graph_db, ns).items()}
+    labels = [names.get(a, a) for a in order]
+    families = font_families([*labels, ns])
+    with plt.rc_context({"font.family": families} if families else {}):
+        return draw_heatmap(plt, ns, labels, matrix, path)
+
+
+def draw_heatmap(plt, ns: str, labels: list[str], matrix, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 7))
     im = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=max(
         [v for i, row in enumerate(matrix) for j, v in enumerate(row) if i != j], default=1) or 1)
-    labels = [names.get(a, a) for a in order]
-    ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(order)), labels, fontsize=7)
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_title(f"{ns}: memory overlap (Jaccard), communities ordered")
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()

@@ -16,14 +16,16 @@ What this package owns:
   (``llm_policy``, its prompt in ``prompts/``);
 - sedimentation of the worlds into a cast, map, carriers, seeded deposits and a script
   (``script`` the shared shape; ``hamlet`` from the TEI; ``novel`` the Chinese novels,
-  with jieba);
+  with jieba; ``incidents`` the Russia–Ukraine incidents CSV, actors from each event's
+  text by :mod:`graphmem.text`'s entity extraction; ``sources`` the four worlds by name);
 - the memory designs as the kernel sees them (``memory``), structure per round
   (``metrics``), whole runs and their directories (``run``, ``report``).
 
 What it may import: the public :class:`graphmem.MemoryGraph` API (``remember``,
 ``remember_many``, ``recall``, ``stats``, named queries through ``query``),
 :mod:`graphmem.designs`, :mod:`graphmem.errors`, :mod:`graphmem.llm` (retries and JSON
-parsing of chat-model answers), and the Hamlet TEI reader
-:mod:`graphmem.ingestion.hamlet`. Its own queries are the ``cypher/worlds/*.cypher``
+parsing of chat-model answers), the Hamlet TEI reader
+:mod:`graphmem.ingestion.hamlet`, and :mod:`graphmem.text` (the spaCy pipeline and the
+WordNet table, for the incidents' actors). Its own queries are the ``cypher/worlds/*.cypher``
 files. The core never imports this package.
 """
