@@ -30,7 +30,8 @@ WORLD_ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "leave": ((), ("reason",)),
 }
 MEMORY_ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "remember": (("text",), ("witnesses",)),
+    # round, place: when and where the remembered event happened (default: now, here)
+    "remember": (("text",), ("witnesses", "round", "place")),
     "recall": (("query",), ("k",)),
     "forget": ((), ("memory", "query")),
     "revise": (("text",), ("memory", "query")),

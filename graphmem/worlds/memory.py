@@ -114,8 +114,9 @@ class WorldMemory:
             return [self.act(a, world) if a in blank else self._remember_run([a], world)[0]
                     for a in actions]
         tier = "interaction" if self.design == "two-tier" else None
-        deposits = [self._deposit(a.actor, a.args["text"], world.round, world,
-                                  witnesses=a.args.get("witnesses", ()), domain=tier)
+        deposits = [self._deposit(a.actor, a.args["text"], a.args.get("round", world.round),
+                                  world, witnesses=a.args.get("witnesses", ()), domain=tier,
+                                  place=a.args.get("place"))
                     for a in actions]
         self.calls["remember"] += len(actions)
         out = []
@@ -146,23 +147,30 @@ class WorldMemory:
     # -- remember and recall ---------------------------------------------------------
 
     def _deposit(self, agent: str, text: str, round: int, world: WorldState, *,
-                 witnesses: Iterable[str] = (), domain: str | None = None) -> dict[str, Any]:
+                 witnesses: Iterable[str] = (), domain: str | None = None,
+                 place: str | None = None) -> dict[str, Any]:
+        """remember's arguments: the event's round and place (default: now, and where
+        the agent is)."""
         return {"agent": agent, "text": text, "witnesses": sorted(set(witnesses) - {agent}),
                 "at": world_time(world, round), "domain": domain,
-                "place": world.entities[agent].place}
+                "place": place or world.entities[agent].place}
 
     def _remember(self, agent: str, text: str, round: int, world: WorldState, *,
-                  witnesses: Iterable[str] = (), domain: str | None = None):
+                  witnesses: Iterable[str] = (), domain: str | None = None,
+                  place: str | None = None):
         result = self.graph.remember(**self._deposit(agent, text, round, world,
-                                                     witnesses=witnesses, domain=domain),
+                                                     witnesses=witnesses, domain=domain,
+                                                     place=place),
                                      ns=self.ns)
         self.sim_ids.update(a.memory_id for a in result.atoms if a.action == "created")
         return result
 
     def _do_remember(self, action: Action, world: WorldState) -> str:
         tier = "interaction" if self.design == "two-tier" else None
-        result = self._remember(action.actor, action.args["text"], world.round, world,
-                                witnesses=action.args.get("witnesses", ()), domain=tier)
+        result = self._remember(action.actor, action.args["text"],
+                                action.args.get("round", world.round), world,
+                                witnesses=action.args.get("witnesses", ()), domain=tier,
+                                place=action.args.get("place"))
         self._round_deposits[action.actor].append(action.args["text"])
         merged = sum(a.action == "merged" for a in result.atoms)
         return f"remembered {len(result.atoms)} statement(s), {merged} merged"

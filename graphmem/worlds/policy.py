@@ -81,9 +81,12 @@ class ScriptPolicy:
     @staticmethod
     def _heard(me: str, message, names: dict[str, str]) -> Action:
         verb = "said" if message.kind == "say" else "gestured"
+        # the memory is of the moment it was said, where it was said (it reached the
+        # listener later): the speaker's own account of it then merges with it
         return Action(me, "remember",
                       {"text": f'{names.get(message.sender, message.sender)} {verb}: '
-                               f'"{message.text}"'})
+                               f'"{message.text}"', "round": message.sent_round,
+                       "place": message.place})
 
     @staticmethod
     def _speak(me: str, beat: Beat, world) -> list[Action]:
