@@ -80,7 +80,7 @@ DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.MULTI_HOP: {"dense": 0.5, "bm25": 1.0, "graph": 0.0, "time": 0.0, "profile": 0.0,
                           "speaker": MULTI_HOP_SPEAKER_WEIGHT},
 }
-_BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "graph": 0.5, "time": 0.0,
+_BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 1.0, "words": 0.0, "graph": 0.5, "time": 0.0,
                                        "profile": 0.0, "speaker": 0.0}
 
 
