@@ -18,9 +18,10 @@ import time
 import numpy as np
 
 from graphmem.evaluation.captured import replay, replay_weighted
-from graphmem.evaluation.crossval import choose, cross_validate, fold_table, verdict
+from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, objective,
+                                          verdict)
 from graphmem.evaluation.fusion_fit import fit_config
-from graphmem.evaluation.knobs import CUE_FAMILIES, Setting, apply, knobs_of
+from graphmem.evaluation.knobs import CUE_FAMILIES, RRF_K_GRID, Setting, apply, knobs_of
 from graphmem.evaluation.metrics import rank_turns, recall_all_at_k, recall_any_at_k
 from graphmem.retrieval.config import HYBRID, RecallConfig, weights_for
 
@@ -224,11 +225,10 @@ def nested_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
 def fitted_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
     """Per question, its score under channel weights fitted without its fold
     (`graphmem.evaluation.fusion_fit`); and the tables fitted per held-out fold."""
-    pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
     out = np.zeros(len(scorer.datasets))
     tables = {}
     for fold in np.unique(scorer.folds):
-        config = fit_config(pairs, base.config, scorer.folds != fold)
+        config = fit_fusion(scorer, base, scorer.folds != fold)
         held = scorer.folds == fold
         out[held] = scorer.setting(Setting(config, base.cues))[held]
         tables[str(fold)] = _weight_tables(config)
@@ -236,8 +236,26 @@ def fitted_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
     return out, tables
 
 
+_FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
+
+
+def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray) -> RecallConfig:
+    """Weights fitted on ``train`` for each RRF k of the grid; the k whose fitted config
+    scores best on ``train`` (replayed) is kept."""
+    pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
+    best: tuple[float, RecallConfig] | None = None
+    for k in RRF_K_GRID:
+        config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
+                            cache=_FEATURES)
+        value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
+        if best is None or value > best[0] + 1e-9:
+            best = (value, config)
+    assert best is not None
+    return best[1]
+
+
 def _weight_tables(config: RecallConfig) -> dict:
-    return {"fallback": dict(config.weights),
+    return {"rrf_k": config.rrf_k, "fallback": dict(config.weights),
             **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
 
 
@@ -255,8 +273,8 @@ def run_protocol(units) -> dict:
     nested, decisions = nested_scores(scorer, base)
     print(f"nested estimate in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     fitted, fitted_tables = fitted_scores(scorer, base)
-    pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
-    fitted_all = Setting(fit_config(pairs, base.config, np.ones(len(pairs), bool)), base.cues)
+    fitted_all = Setting(fit_fusion(scorer, base, np.ones(len(scorer.datasets), bool)),
+                         base.cues)
     systems = {"graphmem shipped": scorer.setting(base),
                "graphmem protocol (nested)": nested,
                "graphmem final (all folds)": scorer.setting(final),

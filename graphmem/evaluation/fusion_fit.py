@@ -12,7 +12,8 @@ the table fitted on every kind together (a kind with few questions stays near it
                                             (and the pooled table as the fallback)
 
 ``questions`` are (CapturedQuestion, turns_of_memory) pairs from ``benchmarks/cv_capture``;
-``within`` marks those the fit may see (the training folds). Each dataset counts once in
+``within`` marks those the fit may see (the training folds); ``cache`` (a dict the caller
+keeps) saves building a question's features again for the next fold. Each dataset counts once in
 the loss, however many questions it has, as in ``crossval.objective``.
 
 May import graphmem.retrieval and graphmem.evaluation; nothing in the core imports it.
@@ -31,6 +32,9 @@ __all__ = ["fit_config", "fit_weights", "question_features"]
 
 #: features are multiplied by this so that a first rank scores about 1 (fit conditioning)
 _SCALE = 60.0
+#: irrelevant candidates kept per question: those ranked best by any channel (the ones a
+#: relevant memory must beat; the long tail adds pairs, not information)
+HARD_NEGATIVES = 40
 
 
 def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
@@ -63,6 +67,7 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
         pos, neg = x[y], x[~y]
         if len(pos) == 0 or len(neg) == 0:
             continue
+        neg = neg[np.argsort(-neg.max(axis=1), kind="stable")[:HARD_NEGATIVES]]
         d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x.shape[1])
         diffs.append(d)
         pair_w.append(np.full(len(d), weight / len(d)))
@@ -88,7 +93,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 
 def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
-               l2: float = 0.01) -> RecallConfig:
+               l2: float = 0.01, cache: dict | None = None) -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
     questions in ``within``; channels that ship off (not in ``base.channels``) stay off."""
     channels = list(base.channels)
@@ -100,8 +105,14 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
     for i, (q, turns_of_memory) in enumerate(questions):
         if not within[i]:
             continue
-        x, y = question_features(q.captured, q.evidence, turns_of_memory, channels,
-                                 base.rrf_k, base.depth)
+        key = (id(q), base.rrf_k, base.depth, tuple(channels))
+        if cache is None or key not in cache:
+            x, y = question_features(q.captured, q.evidence, turns_of_memory, channels,
+                                     base.rrf_k, base.depth)
+            if cache is None:
+                cache = {}
+            cache[key] = (x, y)
+        x, y = cache[key]
         example = (x, y, 1.0 / per_dataset[q.dataset])
         pooled.append(example)
         by_kind[q.captured.query_class(cues).kind].append(example)
