@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -178,7 +179,8 @@ def replay_weighted(captured: Captured, weights: dict[str, float], config: Recal
     claims = getattr(captured, "validity", None)  # absent from captures made before it
     if not claims:
         return ids
-    return order_by_validity(ids, _ClaimView(claims), "", captured.span)[:k]
+    view: Any = _ClaimView(claims)  # the fields order_by_validity reads, not a whole view
+    return order_by_validity(ids, view, "", captured.span)[:k]
 
 
 def _by_similarity(captured: Captured, ids: list[str]) -> list[str]:
