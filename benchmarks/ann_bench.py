@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import AGENTS, fill, percentile, settle, statement  # noqa: E402
+from memory_bench import (AGENTS, fill, percentile, settle, statement,  # noqa: E402
+                          synthetic_vectors)
 
 from graphmem import MemoryGraph  # noqa: E402
 
@@ -54,20 +55,22 @@ def store_of(g):
 
 
 def measure(size: int, n_queries: int, overfetch: list[int], data_dir: Path, seed: int,
-            adaptive: tuple[float, ...] = (1.5, 3.0)) -> dict:
+            adaptive: tuple[float, ...] = (1.5, 3.0), synthetic: bool = False) -> dict:
     rng = random.Random(seed)
     ns = f"ann-{size}"
-    out: dict = {"memories": size}
+    out: dict = {"memories": size, "vectors": "synthetic (random unit; queries too)"
+                 if synthetic else "all-MiniLM-L6-v2"}
     with MemoryGraph.open(data_dir=data_dir) as g:
         g.embedder.embed(["warm up"])
         out["rss_mb_before_fill"] = round(rss_mb())
-        out["fill_s"] = round(fill(g, ns, size, rng), 1)
+        out["fill_s"] = round(fill(g, ns, size, rng, synthetic=synthetic), 1)
         settle(g)
         t = time.perf_counter()
         view = g._views.synced(ns)
         out["first_view_read_s"] = round(time.perf_counter() - t, 1)
         out["rss_mb_with_view"] = round(rss_mb())
-        queries = g.embedder.embed([statement(rng) for _ in range(n_queries)])
+        texts = [statement(rng) for _ in range(n_queries)]
+        queries = synthetic_vectors(texts, size + 1) if synthetic else g.embedder.embed(texts)
         agent = AGENTS[0]
         rows = view.owned_rows(agent)
         store = store_of(g)
@@ -124,11 +127,15 @@ def main() -> None:
     parser.add_argument("--adaptive", default="1.5,3",
                         help="margins of the adaptive over-fetch (10 x margin / share)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--synthetic-vectors", action="store_true",
+                        help="random unit vectors for the memories and the queries (harder "
+                             "for HNSW than real embeddings, which cluster)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="graphmem-ann-") as tmp:
         result = measure(args.size, args.queries, [int(x) for x in args.overfetch.split(",")],
                          Path(tmp) / "data", args.seed,
-                         tuple(float(x) for x in args.adaptive.split(",")))
+                         tuple(float(x) for x in args.adaptive.split(",")),
+                         args.synthetic_vectors)
     print(json.dumps(result, indent=2))
 
 

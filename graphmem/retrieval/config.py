@@ -61,8 +61,8 @@ CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
 #: the hand-chosen weights it replaces, PrefEval explicit recall@5 0.977 (worst topic
 #: group 0.952) against 0.851 (0.714), implicit-choice 1.000 against 0.982; multi-hop
 #: fell (0.242 -> 0.167): the fit rewards any relevant memory first, and gave the speaker
-#: channel no weight. The entity-graph channel and "words" (BM25 without the deposit's
-#: context) earned no weight (graph 0 in every fold) and are off.
+#: channel no weight. The entity-graph channel earned no weight and is off; "words" (BM25
+#: without the deposit's context) earned small ones, for temporal and identity questions.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.83, "words": 0.16, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.87},
     QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.09, "graph": 0.0, "time": 0.68, "profile": 0.0, "speaker": 0.33},
