@@ -67,6 +67,13 @@ def capture_unit(graph, unit: Unit, dataset: str, fold: str, embedder) -> Captur
     turn_map, _ = ingest_unit(graph, unit, ns)
     graph.warm(ns)
     baselines = build_baselines(unit, turn_map, embedder)
+    # every question embedded once, in one batch: recall (the handle's cache) and the
+    # baselines (as documents of their cache) reuse the vectors; one at a time, the
+    # questions cost more than the ingestion on a loaded machine
+    asked = [q.text for q in unit.questions if q.evidence]
+    graph.embedder.embed(asked)
+    if hasattr(embedder, "add_documents"):
+        embedder.add_documents(asked)
     questions = []
     for question in unit.questions:
         if not question.evidence:

@@ -18,9 +18,10 @@ import time
 import numpy as np
 
 from graphmem.evaluation.captured import replay, replay_weighted
-from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, inner_verdict,
+from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, objective,
                                           verdict)
-from graphmem.evaluation.knobs import CUE_FAMILIES, Setting, apply, knobs_of
+from graphmem.evaluation.fusion_fit import fit_config
+from graphmem.evaluation.knobs import CUE_FAMILIES, RRF_K_GRID, Setting, apply, knobs_of
 from graphmem.evaluation.metrics import rank_turns, recall_all_at_k, recall_any_at_k
 from graphmem.retrieval.config import HYBRID, RecallConfig, weights_for
 
@@ -221,6 +222,43 @@ def nested_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
     return out, decisions
 
 
+def fitted_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
+    """Per question, its score under channel weights fitted without its fold
+    (`graphmem.evaluation.fusion_fit`); and the tables fitted per held-out fold."""
+    out = np.zeros(len(scorer.datasets))
+    tables = {}
+    for fold in np.unique(scorer.folds):
+        config = fit_fusion(scorer, base, scorer.folds != fold)
+        held = scorer.folds == fold
+        out[held] = scorer.setting(Setting(config, base.cues))[held]
+        tables[str(fold)] = _weight_tables(config)
+    print("fitted fusion: nested done", file=sys.stderr, flush=True)
+    return out, tables
+
+
+_FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
+
+
+def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray) -> RecallConfig:
+    """Weights fitted on ``train`` for each RRF k of the grid; the k whose fitted config
+    scores best on ``train`` (replayed) is kept."""
+    pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
+    best: tuple[float, RecallConfig] | None = None
+    for k in RRF_K_GRID:
+        config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
+                            cache=_FEATURES)
+        value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
+        if best is None or value > best[0] + 1e-9:
+            best = (value, config)
+    assert best is not None
+    return best[1]
+
+
+def _weight_tables(config: RecallConfig) -> dict:
+    return {"rrf_k": config.rrf_k, "fallback": dict(config.weights),
+            **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
+
+
 def run_protocol(units) -> dict:
     started = time.perf_counter()
     scorer = Scorer(units)
@@ -234,9 +272,14 @@ def run_protocol(units) -> dict:
     print(f"selected on all folds in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     nested, decisions = nested_scores(scorer, base)
     print(f"nested estimate in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    fitted, fitted_tables = fitted_scores(scorer, base)
+    fitted_all = Setting(fit_fusion(scorer, base, np.ones(len(scorer.datasets), bool)),
+                         base.cues)
     systems = {"graphmem shipped": scorer.setting(base),
                "graphmem protocol (nested)": nested,
                "graphmem final (all folds)": scorer.setting(final),
+               "graphmem fitted fusion (nested)": fitted,
+               "graphmem fitted fusion (all folds)": scorer.setting(fitted_all),
                **{name: scorer.baseline(name) for name in BASELINES}}
     from cv_tables import print_tables
 
@@ -245,7 +288,9 @@ def run_protocol(units) -> dict:
             "knobs_alone": [_plain_row(r) for r in rows], "selection": log,
             "final_changes": changes(base, final),
             "final_config": final.config.model_dump(mode="json"),
-            "final_cues": sorted(final.cues), "nested_decisions": decisions, **tables}
+            "final_cues": sorted(final.cues), "nested_decisions": decisions,
+            "fitted_tables_per_fold": fitted_tables,
+            "fitted_tables_all_folds": _weight_tables(fitted_all.config), **tables}
 
 
 def _plain_row(row: dict) -> dict:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,8 @@ from graphmem.retrieval.config import CHANNELS, HYBRID, RecallConfig, weights_fo
 from graphmem.retrieval.fusion import fuse_rankings
 from graphmem.retrieval.channels import RankContext
 from graphmem.retrieval.classify import QueryKind
-from graphmem.retrieval.pipeline import run_channels
+from graphmem.retrieval.pipeline import _span_ms, run_channels
+from graphmem.retrieval.validity import order_by_validity
 from graphmem.retrieval.query import parse_query
 from graphmem.view import one_blas_thread
 
@@ -53,6 +55,10 @@ class Captured:
     rows: dict[str, int] = field(default_factory=dict)  # memory id -> storage row
     sims: dict[str, float] = field(default_factory=dict)  # memory id -> cosine to query
     affiliated: dict[str, list[str]] = field(default_factory=dict)  # id -> owned neighbours
+    # what recall's last step (claims ordered by when each held) reads: the question's
+    # time span, and each candidate's chain of replacements with the asker's ownership
+    span: tuple[int, int] | None = None
+    validity: dict[str, "_Claim"] = field(default_factory=dict)
 
     def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
@@ -81,7 +87,55 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     sims = _similarities(view, known, parsed.vector)
     return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
                     rankings=rankings, rows={m: view.records[m].row for m in known},
-                    sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs})
+                    sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs},
+                    span=_span_ms(parsed), validity=_claims(view, asker, known))
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The fields of a memory record that `order_by_validity` reads."""
+
+    t: int | None
+    valid_until: int | None
+    superseded_by: str | None
+    forgotten: bool
+    owned: bool
+
+
+def _claims(view, asker: str, ids: list[str]) -> dict[str, _Claim]:
+    """Every claim on a chain of replacements from ``ids`` (only those that have one)."""
+    out: dict[str, _Claim] = {}
+    todo = [m for m in ids if view.records[m].superseded_by is not None
+            or view.records[m].valid_until is not None]
+    while todo:
+        mid = todo.pop()
+        if mid in out or mid not in view.records:
+            continue
+        r = view.records[mid]
+        out[mid] = _Claim(r.t, r.valid_until, r.superseded_by, r.forgotten,
+                          view.owns(asker, mid))
+        if r.superseded_by is not None:
+            todo.append(r.superseded_by)
+    return out
+
+
+class _ClaimView:
+    """Enough of a NamespaceView for `order_by_validity`, from a capture."""
+
+    def __init__(self, claims: dict[str, _Claim]) -> None:
+        self.records = _Records(claims)
+        self._claims = claims
+
+    def owns(self, agent: str, memory_id: str) -> bool:
+        claim = self._claims.get(memory_id)
+        return bool(claim and claim.owned)
+
+
+class _Records(dict):
+    """Claims by id; a memory with no replacement reads as a plain current claim."""
+
+    def __missing__(self, key: str) -> _Claim:
+        return _Claim(None, None, None, False, True)
 
 
 def _similarities(view, ids: list[str], qvec: np.ndarray) -> dict[str, float]:
@@ -121,7 +175,12 @@ def replay_weighted(captured: Captured, weights: dict[str, float], config: Recal
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
             fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
-    return [hit.id for hit in fused[:k]]
+    ids = [hit.id for hit in fused[:k]]
+    claims = getattr(captured, "validity", None)  # absent from captures made before it
+    if not claims:
+        return ids
+    view: Any = _ClaimView(claims)  # the fields order_by_validity reads, not a whole view
+    return order_by_validity(ids, view, "", captured.span)[:k]
 
 
 def _by_similarity(captured: Captured, ids: list[str]) -> list[str]:

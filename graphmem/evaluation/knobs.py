@@ -31,6 +31,9 @@ CUE_FAMILIES: dict[str, frozenset[str]] = {
 WEIGHT_GRID = (0.25, 0.5, 1.0, 2.0)
 AFFILIATED_GRID = (0.05, 0.1, 0.25, 0.5)
 SECONDARY_GRID = (0.25, 0.5, 1.0)
+#: the k of reciprocal rank fusion: small k lets one channel's first rank outweigh a
+#: memory that several channels rank lower (a preference that only dense similarity finds)
+RRF_K_GRID = (1, 3, 10, 30, 60)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,9 @@ def apply(setting: Setting, patches: Iterable[Patch]) -> Setting:
                 table[patch.target] = 0.0
         elif patch.what in ("expand_affiliated", "classify"):
             update[patch.what] = bool(patch.value)
+        elif patch.what == "rrf_k":
+            assert isinstance(patch.value, (int, float))
+            update["rrf_k"] = int(patch.value)
         elif patch.what in ("affiliated_weight", "secondary_share"):
             assert isinstance(patch.value, (int, float))
             update[patch.what] = float(patch.value)
@@ -125,6 +131,9 @@ def knobs_of(setting: Setting, *, single_cues: bool = False) -> list[Knob]:
                     Patch("expand_affiliated", "", False),
                     tuple(Patch("affiliated_weight", "", w)
                           for w in sorted({now, *AFFILIATED_GRID} - {0.0}))))
+    # no "off" for the fusion constant: the value shipped is the one to beat
+    out.append(Knob("rrf k", "fusion", str(config.rrf_k), Patch("rrf_k", "", config.rrf_k),
+                    tuple(Patch("rrf_k", "", k) for k in RRF_K_GRID if k != config.rrf_k)))
     out.append(Knob("classifier", "classifier", str(config.classify),
                     Patch("classify", "", False), (Patch("classify", "", True),)))
     out.append(Knob("secondary kinds", "classifier", f"{config.secondary_share:g}",

@@ -1,5 +1,6 @@
 """The text indexes that follow a namespace view: BM25 over every wording of a memory and
-the context it was deposited in, and the set of memories that state a preference.
+the context it was deposited in, BM25 over the wordings alone (``words``: a long context
+cannot carry a memory there), and the set of memories that state a preference.
 
 A memory's context (what its deposit answered) belongs to that deposit's parties: once
 another agent's deposit is merged into the memory, each owner may search the wordings
@@ -26,8 +27,10 @@ class TextIndex:
 
     def __init__(self, view: NamespaceView) -> None:
         self.index = BM25Index()
+        self.words = BM25Index()  # the wordings only, no context: shared by every owner
         self.preferences: set[str] = set()
         self._indexed: dict[str, tuple[str, ...]] = {}  # document id -> indexed texts
+        self._words_of: dict[str, tuple[str, ...]] = {}  # memory id -> texts in `words`
         self._alt_docs: dict[str, list[str]] = {}  # memory id -> its other documents
         # agent -> memories whose first document it may not search / documents it searches
         self._hidden: dict[str, set[str]] = defaultdict(set)
@@ -39,6 +42,11 @@ class TextIndex:
         words = tuple(record.variants or [record.text])
         self._forget_exceptions(record.id)
         self._index(record.id, words + ((record.context,) if record.context else ()))
+        if self._words_of.get(record.id) != words:
+            if record.id in self.words:
+                self.words.remove(record.id)
+            self.words.add(record.id, " ".join(words))
+            self._words_of[record.id] = words
         others = sorted({c for c in record.owner_contexts.values() if c != record.context},
                         key=lambda c: c or "")
         alt_ids = [f"{record.id}{_ALT}{n}" for n in range(1, len(others) + 1)]
@@ -71,6 +79,12 @@ class TextIndex:
         for agent in self._agents_of.pop(memory_id, ()):
             self._hidden[agent].discard(memory_id)
             self._extra[agent] -= set(self._alt_docs.get(memory_id, []))
+
+    def search_words(self, query: str, k: int, allowed: AbstractSet[str]) -> list[str]:
+        """The ``k`` best memories among ``allowed`` by their wordings alone."""
+        if not allowed:
+            return []
+        return [doc for doc, _ in self.words.search(query, k, allowed=allowed)]
 
     def search(self, query: str, k: int, allowed: AbstractSet[str],
                agent: str | None = None) -> list[str]:

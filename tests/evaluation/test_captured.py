@@ -21,8 +21,12 @@ SCENE = [
     ("ana", "I signed up for a pottery class on Tuesdays.", "2023-07-02"),
     ("ben", "Rex and I went camping in Algonquin park.", "2023-07-20"),
     ("ana", "I prefer tea to coffee, and I avoid anything with peanuts.", "2023-08-01"),
+    # two claims that replace one another: recall's last step orders them by when each held
+    ("ben", "Ben lives in Berlin.", "2023-03-01"),
+    ("ben", "Ben lives in Munich.", "2024-05-01"),
 ]
 QUESTIONS = ["What activities does Ana do?", "When did Ben move to Toronto?",
+             "Where does Ben live?", "Where did Ben live in 2023?",
              "What is Ana's favourite book?", "Who is Rex?",
              "What do Ana and Ben both enjoy outdoors?", "Can you suggest a snack for me?"]
 
@@ -74,3 +78,10 @@ def test_every_knob_has_an_off_setting_that_differs_from_its_options():
 def test_removing_a_cue_removes_only_that_cue():
     setting = apply(Setting(HYBRID), [Patch("cue", "both", False)])
     assert setting.cues == ALL_CUES - {"both"} and setting.config == HYBRID
+
+
+def test_a_replaced_claim_is_captured_with_its_replacement(scene):
+    captured = capture_question(scene, NS, "ana", "Where does Ben live?")
+    replaced = [m for m, claim in captured.validity.items() if claim.superseded_by]
+    assert replaced and all(captured.validity[m].superseded_by in captured.validity
+                            for m in replaced)

@@ -11,6 +11,7 @@ from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query
 from graphmem.retrieval.config import (
     BM25_ONLY,
     CHANNELS,
+    RRF_K,
     DENSE_ONLY,
     HYBRID,
     HYBRID_RRF,
@@ -30,22 +31,23 @@ classes = st.builds(
 
 def test_hybrid_defaults():
     assert HYBRID.channels == CHANNELS
-    assert (HYBRID.rrf_k, HYBRID.depth) == (60, 50)
+    assert (HYBRID.rrf_k, HYBRID.depth) == (RRF_K, 50)
     assert HYBRID.classify and not HYBRID.expand_affiliated
 
 
-def test_temporal_queries_weigh_time_and_others_do_not():
+def test_kinds_weigh_channels_differently_and_the_graph_channel_ships_off():
     temporal = weights_for(HYBRID, classify_query("When did the shop open?"))
     factual = weights_for(HYBRID, classify_query("What colour is the shop door?"))
-    assert temporal["time"] > 0 and factual["time"] == 0
+    assert temporal["time"] > 0 and temporal["speaker"] > factual["speaker"] == 0
     preference = weights_for(HYBRID, classify_query("What kind of music does Ana enjoy?"))
     assert preference["dense"] > factual["dense"]
+    assert all(table["graph"] == 0 for table in HYBRID.kind_weights.values())
 
 
 def test_secondary_kind_mixes_in():
     anchored = QueryClass(QueryKind.FACTUAL, 0.5, frozenset({QueryKind.TEMPORAL}))
     plain = QueryClass(QueryKind.FACTUAL, 0.5)
-    assert 0 == weights_for(HYBRID, plain)["time"] < weights_for(HYBRID, anchored)["time"]
+    assert 0 == weights_for(HYBRID, plain)["speaker"] < weights_for(HYBRID, anchored)["speaker"]
 
 
 def test_single_channel_presets_ignore_the_class():
@@ -80,7 +82,7 @@ def test_preset_lookup_and_overrides():
     assert preset("dense_only") is DENSE_ONLY
     tuned = preset("HYBRID", rrf_k=30, channel_depth={"graph": 20})
     assert tuned.rrf_k == 30 and tuned.depth_for("graph") == 20 and tuned.depth_for("dense") == 50
-    assert HYBRID.rrf_k == 60
+    assert HYBRID.rrf_k == RRF_K
     with pytest.raises(ConfigError, match="unknown recall preset 'nope'"):
         preset("nope")
 
@@ -97,7 +99,7 @@ def test_preset_lookup_and_overrides():
         ({"channels": ("dense", "sparse")}, "channels"),
         ({"kind_weights": {}}, "no weights for query kinds"),
         ({"channel_depth": {"bm25": 0}}, "depths must be > 0"),
-        ({"channels": ("time",)}, "has weight 0"),
+        ({"channels": ("speaker",)}, "has weight 0"),
         ({"surprise": 1}, "surprise"),
     ],
 )

@@ -55,3 +55,11 @@ def test_same_content_ignores_voice_tense_and_synonyms(lexicon):
     ra, rb = readings.read_texts(["The kids have eaten the cake.", "The cake was eaten by the children."], lexicon)
     assert readings.compare(ra, rb, lexicon) is None
     assert readings.same_content(ra, rb, lexicon)
+
+
+def test_a_name_named_again_after_every_placeholder_is_taken_keeps_its_own(lexicon):
+    many = [f"Zq{chr(97 + i)}x" for i in range(len(readings.PLACEHOLDERS) + 3)]
+    text = " met ".join(many) + f". {many[0]} left."
+    copy, names = readings.placeholder_copy(text, lexicon)
+    assert copy.count(readings.PLACEHOLDERS[0]) == 2
+    assert set(names.values()) <= {m.lower() for m in many}

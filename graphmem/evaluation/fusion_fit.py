@@ -1,0 +1,128 @@
+"""Channel weights fitted from captured rankings, instead of chosen by hand or by grid.
+
+Weighted RRF scores a candidate as ``sum_c w_c / (k + rank_c)``: linear in the features
+``x_c = 1 / (k + rank_c)`` (0 where channel c did not rank it). So a linear model over
+those features *is* a weight table recall can ship: fitting it is fitting the fusion.
+The fit is pairwise logistic (each relevant candidate of a question should outscore each
+irrelevant one; the scale of the weights does not change a ranking, the pairwise loss
+does not depend on a per-question offset), with weights kept >= 0 and an L2 pull towards
+the table fitted on every kind together (a kind with few questions stays near it).
+
+    fit_config(questions, base, within)  -> RecallConfig with fitted weights per kind
+                                            (and the pooled table as the fallback)
+
+``questions`` are (CapturedQuestion, turns_of_memory) pairs from ``benchmarks/cv_capture``;
+``within`` marks those the fit may see (the training folds); ``cache`` (a dict the caller
+keeps) saves building a question's features again for the next fold. Each dataset counts once in
+the loss, however many questions it has, as in ``crossval.objective``.
+
+May import graphmem.retrieval and graphmem.evaluation; nothing in the core imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from graphmem.retrieval.classify import QueryKind
+from graphmem.retrieval.config import RecallConfig
+
+__all__ = ["fit_config", "fit_weights", "question_features"]
+
+#: features are multiplied by this so that a first rank scores about 1 (fit conditioning)
+_SCALE = 60.0
+#: irrelevant candidates kept per question: those ranked best by any channel (the ones a
+#: relevant memory must beat; the long tail adds pairs, not information)
+HARD_NEGATIVES = 40
+
+
+def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
+                      channels: Sequence[str], k: int, depth: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) of one question: a row per candidate any channel ranked, a column per
+    channel (``_SCALE / (k + rank)``, 0 if unranked); y: the candidate stands for an
+    evidence turn."""
+    ids = list(dict.fromkeys(m for c in channels for m in captured.rankings.get(c, [])[:depth]))
+    if not ids:
+        return np.zeros((0, len(channels))), np.zeros(0, bool)
+    at = {m: i for i, m in enumerate(ids)}
+    x = np.zeros((len(ids), len(channels)))
+    for j, channel in enumerate(channels):
+        for rank, mid in enumerate(captured.rankings.get(channel, [])[:depth], start=1):
+            if x[at[mid], j] == 0:
+                x[at[mid], j] = _SCALE / (k + rank)
+    wanted = set(evidence)
+    y = np.array([bool(wanted & set(turns_of_memory.get(m, ()))) for m in ids])
+    return x, y
+
+
+def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int, *,
+                prior: np.ndarray | None = None, l2: float = 0.01, steps: int = 300,
+                lr: float = 0.5) -> np.ndarray:
+    """Non-negative weights minimising the pairwise logistic loss over ``examples``
+    ((X, y, weight of the question)) plus ``l2 * |w - prior|^2``; max weight scaled to 1."""
+    diffs, pair_w = [], []
+    for x, y, weight in examples:
+        pos, neg = x[y], x[~y]
+        if len(pos) == 0 or len(neg) == 0:
+            continue
+        neg = neg[np.argsort(-neg.max(axis=1), kind="stable")[:HARD_NEGATIVES]]
+        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x.shape[1])
+        diffs.append(d)
+        pair_w.append(np.full(len(d), weight / len(d)))
+    prior = np.ones(n) if prior is None else prior
+    if not diffs:
+        return prior / max(prior.max(), 1e-12)
+    d, pw = np.concatenate(diffs), np.concatenate(pair_w)
+    pw = pw / pw.sum()
+    w = prior.astype(float).copy()
+    m, v = np.zeros(n), np.zeros(n)
+    for t in range(1, steps + 1):  # Adam with projection onto w >= 0
+        margin = d @ w
+        g = -(d * (pw * _sigmoid(-margin))[:, None]).sum(0) + 2 * l2 * (w - prior)
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        w = np.maximum(w - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+                       * 0.1, 0.0)
+    return w / max(w.max(), 1e-12)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return np.exp(-np.logaddexp(0.0, -z))
+
+
+def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
+               l2: float = 0.01, cache: dict | None = None) -> RecallConfig:
+    """``base`` with every kind's channel weights (and the fallback) fitted on the
+    questions in ``within``; channels that ship off (not in ``base.channels``) stay off."""
+    channels = list(base.channels)
+    datasets = [q.dataset for q, _ in questions]
+    per_dataset = {d: sum(1 for i, dd in enumerate(datasets) if dd == d and within[i])
+                   for d in set(datasets)}
+    by_kind: dict[QueryKind, list] = {kind: [] for kind in QueryKind}
+    pooled = []
+    for i, (q, turns_of_memory) in enumerate(questions):
+        if not within[i]:
+            continue
+        key = (id(q), base.rrf_k, base.depth, tuple(channels))
+        if cache is None or key not in cache:
+            x, y = question_features(q.captured, q.evidence, turns_of_memory, channels,
+                                     base.rrf_k, base.depth)
+            if cache is None:
+                cache = {}
+            cache[key] = (x, y)
+        x, y = cache[key]
+        example = (x, y, 1.0 / per_dataset[q.dataset])
+        pooled.append(example)
+        by_kind[q.captured.query_class(cues).kind].append(example)
+    shared = fit_weights(pooled, len(channels), l2=l2)
+    kind_weights = {kind: _table(channels, fit_weights(examples, len(channels), prior=shared,
+                                                       l2=l2) if examples else shared)
+                    for kind, examples in by_kind.items()}
+    return base.model_copy(update={"weights": _table(channels, shared),
+                                   "kind_weights": kind_weights})
+
+
+def _table(channels: Sequence[str], w: np.ndarray) -> dict[str, float]:
+    return {c: round(float(x), 3) for c, x in zip(channels, w)}
