@@ -16,6 +16,7 @@ from graphmem.models import AGENT_KINDS, Deposit, RememberResult, validate_depos
 from graphmem.retry import retry_moved_version
 from graphmem.salience import SalienceTagger
 from graphmem.statements import UnmergeRows
+from graphmem.supersession.detector import SupersessionDetector
 from graphmem.text.annotate import AtomMeaning, annotate_atoms
 from graphmem.text.nlp import Parser
 from graphmem.text.times import parse_when
@@ -40,6 +41,7 @@ class Writer:
         self._canonical = canonical
         self._parser = parser
         self._salience = SalienceTagger()
+        self._supersession = SupersessionDetector() if config.supersession else None
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
@@ -107,7 +109,8 @@ class Writer:
                                 canonical=self._canonical, now_ms=now_ms(), meanings=meanings,
                                 config=self.config, merge=self.design.merge,
                                 link=self.design.link,
-                                salience=self._salience if self.config.salience else None)
+                                salience=self._salience if self.config.salience else None,
+                                supersession=self._supersession)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
             self.store.note_version(deposit.ns, current.version + 1)

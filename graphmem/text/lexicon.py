@@ -74,6 +74,7 @@ class Lexicon:
     derived: frozenset[tuple[str, str]]
     proper: frozenset[str]
     exceptions: dict[str, str]
+    lexfile: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
     depths: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -93,6 +94,7 @@ class Lexicon:
             derived=frozenset((a, b) for a, b in raw["derived"]),
             proper=frozenset(raw["proper"]),
             exceptions=dict(raw["exc"]),
+            lexfile={int(k): v for k, v in raw.get("lexfile", {}).items()},
             depths=_depths(hyper),
         )
 
@@ -123,6 +125,14 @@ class Lexicon:
 
     def synsets(self, lemma: str) -> tuple[int, ...]:
         return self.senses.get(lemma.lower(), ())
+
+    def verb_classes(self, word: str) -> tuple[str, ...]:
+        """The lexicographer classes of ``word``'s verb senses, most frequent sense first
+        ("stative", "possession", "communication", ...; see WordNet's lexnames)."""
+        out: list[str] = []
+        for form in self.base_forms(word) or [word.lower()]:
+            out += [self.lexfile[s] for s in self.synsets(form) if s in self.lexfile]
+        return tuple(out)
 
     # relations ----------------------------------------------------------------
 
