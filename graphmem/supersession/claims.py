@@ -224,10 +224,13 @@ def _money_tokens(clause) -> set[int]:
     return out
 
 
-def _is_name(tok, segment_start: int) -> bool:
+def _is_name(tok, segment_start: int, lexicon: Lexicon | None = None) -> bool:
     text = tok.text
     if not text[:1].isalpha():
         return False
+    if text[:1].isupper() and lexicon is not None and tok.pos_ in ("NOUN", "PROPN") and \
+            (lexicon.is_name(tok.lower_) or not lexicon.known(tok.lower_)):
+        return True  # a capitalised first word WordNet writes only as a name, or not at all
     if tok.pos_ == "PROPN" or any(c.isupper() for c in text[1:]):
         return True
     if text[:1].isupper() and tok.pos_ in ("VERB", "ADJ", "ADV") and tok.dep_ in NOMINAL:
@@ -314,7 +317,8 @@ def _determiner(tok) -> str:
     return "bare"
 
 
-def participants(clause, head, segment_start: int) -> list[Participant]:
+def participants(clause, head, segment_start: int,
+                 lexicon: Lexicon | None = None) -> list[Participant]:
     money = _money_tokens(clause)
     found: list[Participant] = []
     used: set[int] = set()
@@ -338,13 +342,13 @@ def participants(clause, head, segment_start: int) -> list[Participant]:
         if tok.pos_ == "PRON" or tok.lower_ in DEICTIC or \
                 not any(c.isalpha() for c in tok.text):
             continue
-        is_name = _is_name(tok, segment_start)
+        is_name = _is_name(tok, segment_start, lexicon)
         if is_name and tok.dep_ in NOMINAL | {"compound", "nummod"}:
             span = [tok]
             if tok.dep_ == "compound":
                 continue  # the head carries the whole name, or the thing it names ("QA team")
             span = sorted([*(c for c in tok.children if c.dep_ == "compound"
-                             and _is_name(c, segment_start)), tok], key=lambda t: t.i)
+                             and _is_name(c, segment_start, lexicon)), tok], key=lambda t: t.i)
             used.update(t.i for t in span)
             found.append(Participant(" ".join(t.lower_ for t in span), "name", _role(tok),
                                      _replaced(tok, head)))
@@ -376,7 +380,7 @@ def read_claim(doc, lexicon: Lexicon) -> Claim:
     if head is None:
         return Claim("none", why="no verb")
     clause = _clause(head, segment)
-    people = participants(clause, head, segment[0].i if segment else 0)
+    people = participants(clause, head, segment[0].i if segment else 0, lexicon)
     adverbs = {t.lower_ for t in clause if t.dep_ in ("advmod", "neg", "prt")}
     negated = any(t.dep_ == "neg" for t in clause if t.head.i == head.i or t.head.head.i == head.i)
     lemma = head.lemma_.lower()
