@@ -99,7 +99,7 @@ def placeholder_copy(text: str, lexicon: Lexicon) -> tuple[str, dict[int, str]]:
                    and (lexicon.is_name(stem) or not lexicon.known(stem)
                         or (word[:1].isupper() and not starts_sentence)))
         if is_name and (stem in names or len(names) < len(PLACEHOLDERS)):
-            name = names.setdefault(stem, PLACEHOLDERS[len(names)])
+            name = names[stem] if stem in names else names.setdefault(stem, PLACEHOLDERS[len(names)])
             at[sum(map(len, out))] = stem
             out.append(name + word[len(stem):])
         else:

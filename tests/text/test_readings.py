@@ -55,3 +55,12 @@ def test_same_content_ignores_voice_tense_and_synonyms(lexicon):
     ra, rb = readings.read_texts(["The kids have eaten the cake.", "The cake was eaten by the children."], lexicon)
     assert readings.compare(ra, rb, lexicon) is None
     assert readings.same_content(ra, rb, lexicon)
+
+
+def test_a_name_repeated_after_the_placeholders_ran_out_keeps_its_placeholder():
+    lexicon = default_lexicon()
+    names = "Then Ben Cyd Dov Eli Fay Gus Hal Ida Jo Kai Lu Mo Zed Ben"
+    copy, at = readings.placeholder_copy(names, lexicon)  # once raised IndexError (PrefEval)
+    words = copy.split()
+    assert words[1] == words[-1] == "Alice"
+    assert words[-2] == "zed" and "zed" not in at.values()  # past the twelve: as written
