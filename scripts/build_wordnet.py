@@ -15,6 +15,7 @@ which ``graphmem.text.lexicon`` reads. Only what the equivalence judge asks is k
               pertainyms (win/lose -> winner/loser, quick/slow -> quickly/slowly)
   proper      lemmas WordNet writes only capitalised (Dublin, Jerry): names
   exc         irregular forms -> base forms (the morphology exception lists)
+  vhyper      verb synset -> its hypernyms (troponymy: "pick" is a way to "choose")
   lexfile     verb synset -> its lexicographer file's name without "verb." (stative,
               possession, social, change, motion, communication, contact, ...): what
               kind of situation the sense names (graphmem.supersession reads it)
@@ -74,6 +75,7 @@ def build(wordnet: Path) -> dict:
             lexfiles[sid(pos, offset)] = lexfile
 
     hyper, head, attribute = defaultdict(list), {}, defaultdict(list)
+    vhyper = defaultdict(list)
     antonym_pairs, lexical_antonyms = set(), set()
     derivations = defaultdict(set)  # (word, pos) -> derivationally related (word, pos)
     for s, (ss_type, words, pointers) in synsets.items():
@@ -82,6 +84,8 @@ def build(wordnet: Path) -> dict:
             src, tgt = int(source_target[:2], 16), int(source_target[2:], 16)
             if symbol in ("@", "@i") and ss_type == "n":
                 hyper[s].append(other)
+            elif symbol == "@" and ss_type == "v":
+                vhyper[s].append(other)
             elif symbol == "&" and ss_type == "s":
                 head[s] = other
             elif symbol == "=" and ss_type == "a":
@@ -144,6 +148,7 @@ def build(wordnet: Path) -> dict:
         "derived": sorted(derived),
         "proper": sorted(proper),
         "exc": exc,
+        "vhyper": {str(s): v for s, v in vhyper.items() if s in lexfiles},
         "lexfile": {str(s): VERB_LEXFILES[lexfiles[s] - 29] for s in used if s in lexfiles},
     }
 

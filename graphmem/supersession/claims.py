@@ -17,8 +17,13 @@ frequent among its first senses)
 verb.change / .motion           a change of state when it has a goal, a source or a
                                 "back"/"again": "moved to Munich", "switched X to Y";
                                 else an event ("the bus moved")
+a way to put (WordNet           a caused change of state: "put Maya in charge of X",
+troponym) with an object placed "set the vase on the shelf" (not "hit Jerry on the
+in/on/to something              head": hitting is no way of putting)
 a goal that is a value on a     state: "pushed to May 5", "cut to 4 people"
 scale (time, money, number)
+a way to choose or decide       state: "the team picked Vercel", "we chose X" (WordNet
+                                troponyms of choose / decide): the choice holds
 any other class, not past       state (habitual or ongoing): "we use Postgres",
                                 "Ana prefers tea", "we are planning X for May"
 any other class, past           event: "Tom hit Jerry", "Ana visited Berlin"
@@ -53,6 +58,11 @@ SCALE_TYPES = frozenset({"time", "money", "number"})
 COPULAS = frozenset({"be", "become", "remain", "stay", "seem"})
 #: prepositions that mark where a change of state ends or starts
 GOAL_PREPS = frozenset({"to", "into", "onto", "from", "for", "as", "on", "at"})
+#: where a verb of putting puts its object ("put Maya in charge", "set the vase on the
+#: shelf"): a caused change of location or state
+PLACING = frozenset({"in", "into", "on", "onto", "to"})
+#: verbs whose troponyms make a choice that then holds ("picked Vercel", "chose X")
+DECIDING = ("choose", "decide")
 #: aspectual adverbs that presuppose another value before (a change of state)
 CHANGE_ADVERBS = frozenset({"now", "instead", "anymore", "again", "back", "longer"})
 #: words naming the time of speaking, not a value ("from today X leads")
@@ -294,11 +304,12 @@ def _split_compound(tok) -> bool:
         and nxt.head.i == tok.head.i and tok.dep_ in ("dobj", "pobj", "nsubj")
 
 
-def _phrase_key(tok) -> str:
+def _phrase_key(tok, names: dict[int, str]) -> str:
     words = [c for c in tok.children if c.dep_ in ("compound", "amod") and c.i < tok.i]
     words += _run_before(tok)
     lemma = tok.lemma_.lower() if tok.pos_ == "NOUN" else tok.lower_
-    return " ".join([w.lower_ for w in sorted(words, key=lambda w: w.i)] + [lemma])
+    return " ".join([names.get(w.idx, w.lower_) for w in sorted(words, key=lambda w: w.i)]
+                    + [names.get(tok.idx, lemma)])
 
 
 def _determiner(tok) -> str:
@@ -317,8 +328,9 @@ def _determiner(tok) -> str:
     return "bare"
 
 
-def participants(clause, head, segment_start: int,
-                 lexicon: Lexicon | None = None) -> list[Participant]:
+def participants(clause, head, segment_start: int, lexicon: Lexicon | None = None,
+                 names: dict[int, str] | None = None) -> list[Participant]:
+    names = names or {}
     money = _money_tokens(clause)
     found: list[Participant] = []
     used: set[int] = set()
@@ -342,20 +354,23 @@ def participants(clause, head, segment_start: int,
         if tok.pos_ == "PRON" or tok.lower_ in DEICTIC or \
                 not any(c.isalpha() for c in tok.text):
             continue
-        is_name = _is_name(tok, segment_start, lexicon)
+        is_name = tok.idx in names or _is_name(tok, segment_start, lexicon)
         if is_name and tok.dep_ in NOMINAL | {"compound", "nummod"}:
             span = [tok]
             if tok.dep_ == "compound":
                 continue  # the head carries the whole name, or the thing it names ("QA team")
             span = sorted([*(c for c in tok.children if c.dep_ == "compound"
-                             and _is_name(c, segment_start, lexicon)), tok], key=lambda t: t.i)
+                             and (c.idx in names or _is_name(c, segment_start, lexicon))),
+                           tok], key=lambda t: t.i)
             used.update(t.i for t in span)
-            found.append(Participant(" ".join(t.lower_ for t in span), "name", _role(tok),
+            found.append(Participant(" ".join(names.get(t.idx, t.lower_) for t in span),
+                                     "name", _role(tok),
                                      _replaced(tok, head)))
         elif tok.pos_ in ("NOUN", "PROPN", "NUM") and tok.dep_ in NOMINAL \
                 and not (tok.pos_ == "NOUN" and _split_compound(tok)):
             kind = {"definite": "thing"}.get(_determiner(tok), _determiner(tok))
-            found.append(Participant(_phrase_key(tok), kind, _role(tok), _replaced(tok, head)))
+            found.append(Participant(_phrase_key(tok, names), kind, _role(tok),
+                                     _replaced(tok, head)))
     return found
 
 
@@ -371,8 +386,41 @@ def _passive(head) -> bool:
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in head.children)
 
 
-def read_claim(doc, lexicon: Lexicon) -> Claim:
-    """The claim of one parsed statement (a spaCy Doc of the full pipeline)."""
+_CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
+_PLACEHOLDERS = ("Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry")
+
+
+def name_copy(text: str) -> tuple[str, dict[int, str]]:
+    """The text the parser reads, and the name each placeholder stands for (by offset).
+
+    A capitalised word inside a sentence is a name, and a name that is also an English
+    verb misleads the parser ("going back to Render" reads as "to render"): each such
+    word is replaced by a placeholder name the parser knows (the same word by the same
+    one), except month and day names, which the entity recogniser reads as dates.
+    """
+    out: list[str] = []
+    names: dict[int, str] = {}
+    chosen: dict[str, str] = {}
+    cursor = shift = 0
+    for match in _CAPITALISED.finditer(text):
+        word = match.group(0)
+        before = text[:match.start()].rstrip()
+        if not before or before[-1] in ".!?:;\"“" or word.lower() in MONTHS_DAYS or word == "I":
+            continue
+        placeholder = chosen.setdefault(word.lower(), _PLACEHOLDERS[len(chosen) % len(_PLACEHOLDERS)])
+        out.append(text[cursor:match.start()])
+        names[match.start() + shift] = word.lower().rstrip(".")
+        out.append(placeholder)
+        shift += len(placeholder) - len(word)
+        cursor = match.end()
+    out.append(text[cursor:])
+    return "".join(out), names
+
+
+def read_claim(doc, lexicon: Lexicon, names: dict[int, str] | None = None) -> Claim:
+    """The claim of one parsed statement (a spaCy Doc of the full pipeline); ``names``:
+    the name each placeholder of a ``name_copy`` stands for, by character offset."""
+    names = names or {}
     text = doc.text.strip()
     if text.endswith("?"):
         return Claim("none", why="a question")
@@ -380,7 +428,7 @@ def read_claim(doc, lexicon: Lexicon) -> Claim:
     if head is None:
         return Claim("none", why="no verb")
     clause = _clause(head, segment)
-    people = participants(clause, head, segment[0].i if segment else 0, lexicon)
+    people = participants(clause, head, segment[0].i if segment else 0, lexicon, names)
     adverbs = {t.lower_ for t in clause if t.dep_ in ("advmod", "neg", "prt")}
     negated = any(t.dep_ == "neg" for t in clause if t.head.i == head.i or t.head.head.i == head.i)
     lemma = head.lemma_.lower()
@@ -393,14 +441,20 @@ def read_claim(doc, lexicon: Lexicon) -> Claim:
     scale_goal = any(p.type in SCALE_TYPES and p.role in GOAL_PREPS for p in people)
     changes = bool(adverbs & CHANGE_ADVERBS) or (klass in CHANGE_CLASSES and bool(goals)) \
         or any(p.replaced for p in people)
-    kind, why = _kind(klass, head, copula=copula, goals=bool(goals), scale_goal=scale_goal,
-                      back=bool(adverbs & {"back", "again"}))
+    caused = any(p.role == "obj" for p in people)
+    kind, why = _kind(klass, head, copula=copula, goals=goals,
+                      roles={p.role for p in people}, scale_goal=scale_goal,
+                      back=bool(adverbs & {"back", "again"}), caused=caused,
+                      decision=not copula and any(lexicon.verb_is_a(lemma, root)
+                                                  for root in DECIDING),
+                      placing=not copula and lexicon.verb_is_a(lemma, "put"))
     classes = frozenset(lexicon.verb_classes(lemma)[:SENSES]) if not copula else frozenset()
     return Claim(kind, lemma, klass, classes, tuple(people), negated, changes, why)
 
 
-def _kind(klass: str, head, *, copula: bool, goals: bool, scale_goal: bool,
-          back: bool) -> tuple[Kind, str]:
+def _kind(klass: str, head, *, copula: bool, goals: set[str], roles: set[str],
+          scale_goal: bool, back: bool, caused: bool, decision: bool,
+          placing: bool) -> tuple[Kind, str]:
     """State, event or utterance, and why (the table of the module docstring)."""
     if copula:
         return "state", "copula"
@@ -412,8 +466,12 @@ def _kind(klass: str, head, *, copula: bool, goals: bool, scale_goal: bool,
         return "state", f"verb.{klass}"
     if klass in CHANGE_CLASSES and (goals or back):
         return "state", f"verb.{klass} with a goal or source: a change of state"
+    if placing and caused and roles & PLACING:
+        return "state", "putting an object somewhere (a troponym of put): a caused change"
     if scale_goal:
         return "state", "a goal on a scale (time, money, number)"
+    if decision:
+        return "state", "a way to choose or decide (WordNet troponym): the choice holds"
     if not _past(head):
         return "state", f"verb.{klass or '?'}, not past (habitual or ongoing)"
     return "event", f"verb.{klass or '?'} in the past"

@@ -28,7 +28,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from graphmem.supersession.claims import Claim, read_claim
+from graphmem.supersession.claims import Claim, name_copy, read_claim
 from graphmem.supersession.compare import supersedes
 from graphmem.text.lexicon import Lexicon, default_lexicon
 from graphmem.text.nlp import Parser
@@ -93,11 +93,12 @@ class SupersessionDetector:
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t not in self._claims]
             if missing:
-                docs = self._parser.parse_many(missing)
+                copies = [name_copy(t) for t in missing]
+                docs = self._parser.parse_many([c for c, _ in copies])
                 if len(self._claims) + len(missing) > CLAIM_CACHE:
                     self._claims.clear()
-                for text, doc in zip(missing, docs):
-                    self._claims[text] = read_claim(doc, self.lexicon)
+                for text, doc, (_, names) in zip(missing, docs, copies):
+                    self._claims[text] = read_claim(doc, self.lexicon, names)
             return [self._claims[t] for t in texts]
 
     def claim(self, text: str) -> Claim:

@@ -75,6 +75,7 @@ class Lexicon:
     proper: frozenset[str]
     exceptions: dict[str, str]
     lexfile: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    vhyper: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     depths: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -95,6 +96,7 @@ class Lexicon:
             proper=frozenset(raw["proper"]),
             exceptions=dict(raw["exc"]),
             lexfile={int(k): v for k, v in raw.get("lexfile", {}).items()},
+            vhyper={int(k): tuple(v) for k, v in raw.get("vhyper", {}).items()},
             depths=_depths(hyper),
         )
 
@@ -133,6 +135,24 @@ class Lexicon:
         for form in self.base_forms(word) or [word.lower()]:
             out += [self.lexfile[s] for s in self.synsets(form) if s in self.lexfile]
         return tuple(out)
+
+    def verb_is_a(self, word: str, kind: str, senses: int = 3) -> bool:
+        """Whether one of ``word``'s first verb senses is ``kind``'s first verb sense or
+        a way of doing it (WordNet troponymy: to pick is to choose)."""
+        target = next((s for s in self.synsets(kind) if s in self.lexfile), None)
+        if target is None:
+            return False
+        for form in self.base_forms(word) or [word.lower()]:
+            stack = [s for s in self.synsets(form) if s in self.lexfile][:senses]
+            seen: set[int] = set()
+            while stack:
+                s = stack.pop()
+                if s == target:
+                    return True
+                if s not in seen:
+                    seen.add(s)
+                    stack.extend(self.vhyper.get(s, ()))
+        return False
 
     # relations ----------------------------------------------------------------
 

@@ -50,3 +50,24 @@ def test_subordinate_clauses_are_not_the_claim(claim_of):
 def test_negation_is_read(claim_of):
     assert claim_of("Ana no longer lives in Berlin.").negated
     assert not claim_of("Ana lives in Berlin.").negated
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("We put Maya in charge of the backend workstream.", "state"),  # caused change of state
+    ("The team picked Vercel for the hosting provider.", "state"),  # a way to choose
+    ("Tom hit Jerry on the head.", "event"),                         # contact, no object placed
+])
+def test_placing_and_choosing_hold_but_hitting_happens(claim_of, text, kind):
+    assert claim_of(text).kind == kind
+
+
+def test_a_product_named_like_a_verb_is_read_as_a_name(lexicon):
+    from graphmem.supersession.claims import name_copy, read_claim
+    from graphmem.text.nlp import Parser
+
+    text = "We are going back to Render for the hosting provider."
+    copy, names = name_copy(text)
+    assert "Render" not in copy and list(names.values()) == ["render"]
+    claim = read_claim(Parser(full=True).parse(copy), lexicon, names)
+    assert claim.values("name") == {"render"} and claim.anchors == {"hosting provider"}
+    assert name_copy("The launch moved to March 10.") == ("The launch moved to March 10.", {})

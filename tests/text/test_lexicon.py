@@ -80,3 +80,8 @@ def test_verb_classes_are_wordnets_lexicographer_files(lexicon):
     assert lexicon.verb_classes("said")[0] == "communication"
     assert lexicon.verb_classes("take_over")[0] == "possession"  # a phrasal verb
     assert lexicon.verb_classes("berlin") == ()
+
+
+def test_verb_is_a_follows_wordnet_troponymy(lexicon):
+    assert lexicon.verb_is_a("picked", "choose") and lexicon.verb_is_a("placed", "put")
+    assert not lexicon.verb_is_a("hit", "put") and not lexicon.verb_is_a("said", "choose")
