@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.supersession import Claim, read_claim
+from graphmem.supersession.claims import name_copy
 from graphmem.text.lexicon import default_lexicon
 from graphmem.text.nlp import Parser
 
@@ -16,9 +17,11 @@ def lexicon():
 
 @pytest.fixture(scope="session")
 def claim_of(lexicon):
-    """text -> its Claim, read from the real full spaCy parse."""
+    """text -> its Claim, read as the detector reads it (the real full spaCy parse of
+    its name copy)."""
     parser = Parser(full=True)
 
     def read(text: str) -> Claim:
-        return read_claim(parser.parse(text), lexicon)
+        copy, names = name_copy(text)
+        return read_claim(parser.parse(copy), lexicon, names)
     return read
