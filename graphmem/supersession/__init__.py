@@ -1,6 +1,7 @@
 """Supersession: a later statement of the same thing's state replaces an earlier one.
 
-Owns the state-or-event reading of a statement (``claims``), the rule that decides when
+Owns the state-or-event reading of a statement (``claims``, its noun phrases in
+``participants``), the rule that decides when
 one claim replaces another (``compare``) and the detector the write path asks for the
 earlier memories a new statement replaces (``detector``). No LLM is needed: the reading
 comes from the dependency parse and WordNet's verb classes.

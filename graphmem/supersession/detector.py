@@ -28,7 +28,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from graphmem.supersession.claims import Claim, name_copy, read_claim
+from graphmem.supersession.claims import Claim, read_claim
+from graphmem.supersession.participants import name_copy
 from graphmem.supersession.compare import supersedes
 from graphmem.text.lexicon import Lexicon, default_lexicon
 from graphmem.text.nlp import Parser

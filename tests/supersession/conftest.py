@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.supersession import Claim, read_claim
-from graphmem.supersession.claims import name_copy
+from graphmem.supersession.participants import name_copy
 from graphmem.text.lexicon import default_lexicon
 from graphmem.text.nlp import Parser
 

@@ -62,7 +62,8 @@ def test_placing_and_choosing_hold_but_hitting_happens(claim_of, text, kind):
 
 
 def test_a_product_named_like_a_verb_is_read_as_a_name(lexicon):
-    from graphmem.supersession.claims import name_copy, read_claim
+    from graphmem.supersession.claims import read_claim
+    from graphmem.supersession.participants import name_copy
     from graphmem.text.nlp import Parser
 
     text = "We are going back to Render for the hosting provider."
