@@ -95,14 +95,31 @@ def utilities(view: NamespaceView, ids: list[str], task_vectors: dict[str, np.nd
     """The utility of each memory in ``ids``; ``learned`` (memory -> when it was first
     learned on the deposit clock) is read when ``settings.clock`` is "deposit"."""
     learned = learned if settings.clock == "deposit" and learned else {}
+    relevance = _relevance(view, ids, task_vectors)
     out = {}
-    for mid in ids:
+    for mid, e in zip(ids, relevance):
         record = view.records[mid]
-        tasks = [task_vectors[a] for a in record.owners if a in task_vectors]
-        e = max(0.0, float(max(view.vector(mid) @ t for t in tasks))) if tasks else 0.0
         r = recency(record, now_ms, settings.half_life_days, learned.get(mid))
         u = human_utility(record)
-        out[mid] = Utility(settings.alpha * r + settings.beta * e + settings.gamma * u, r, e, u)
+        out[mid] = Utility(settings.alpha * r + settings.beta * e + settings.gamma * u, r, e,
+                           u)
+    return out
+
+
+def _relevance(view: NamespaceView, ids: list[str],
+               task_vectors: dict[str, np.ndarray]) -> list[float]:
+    """E of each memory: the best cosine to the task of one of its owners (0 without
+    one), as one matrix product over all memories and tasks."""
+    if not ids or not task_vectors:
+        return [0.0] * len(ids)
+    agents = list(task_vectors)
+    tasks = np.stack([task_vectors[a] for a in agents]).astype(np.float32)
+    sims = np.stack([view.vector(m) for m in ids]) @ tasks.T  # memories x tasks
+    column = {a: i for i, a in enumerate(agents)}
+    out = []
+    for row, mid in enumerate(ids):
+        mine = [column[a] for a in view.records[mid].owners if a in column]
+        out.append(max(0.0, float(sims[row, mine].max())) if mine else 0.0)
     return out
 
 
