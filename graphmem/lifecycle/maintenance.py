@@ -86,7 +86,8 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
         fact = curator.consolidate(group, by=MAINTENANCE, ns=ns)
         report.consolidated.append({"fact": fact, "sources": group})
     consolidated = {m for g in groups for m in g}
-    left = {m: u for m, u in scores.items() if m not in consolidated and m not in pruned}
+    dropped = consolidated | set(pruned)  # a set: a list here made this pass quadratic
+    left = {m: u for m, u in scores.items() if m not in dropped}
     report.over_capacity = over_capacity(view, left, settings)
     pruned = [*pruned, *report.over_capacity]
     if pruned:
