@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from graphmem.text.lexicon import Lexicon
 
 SCALE_TYPES = frozenset({"time", "money", "number"})
+CLOCK = frozenset({"am", "pm", "o'clock", "o’clock"})
 #: words naming the time of speaking, not a value ("from today X leads")
 DEICTIC = frozenset({"today", "tonight", "now", "tomorrow", "yesterday", "currently"})
 MONTHS_DAYS = frozenset(
@@ -57,13 +58,22 @@ def _number_key(text: str) -> str | None:
     return low if re.fullmatch(r"\d+(\.\d+)?", low) else None
 
 
+def _clock_time(tok) -> bool:
+    """A number read on a clock ("8 am", "9 pm", "10 o'clock"), whatever the recogniser
+    says (it tags "9 am" a time and "8 am" sometimes not)."""
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return tok.like_num and nxt is not None and nxt.lower_.replace(".", "") in CLOCK
+
+
 def _scale_type(tok, money: set[int]) -> str | None:
     if tok.i in money:
         return "money"
     low = tok.lower_
+    if low.replace(".", "") in CLOCK and tok.i > 0 and tok.doc[tok.i - 1].like_num:
+        return "time"
     if low in DEICTIC or tok.pos_ not in ("NUM", "PROPN", "NOUN", "ADJ"):
         return None
-    if tok.ent_type_ in ("DATE", "TIME") or low in MONTHS_DAYS:
+    if tok.ent_type_ in ("DATE", "TIME") or low in MONTHS_DAYS or _clock_time(tok):
         return "time"
     if tok.ent_type_ == "MONEY" or (tok.like_num and _number_key(tok.text)):
         return "number"
@@ -191,7 +201,8 @@ def participants(clause, head, segment_start: int, lexicon: Lexicon | None = Non
             span = [tok]
             nxt = tok.i + 1
             while nxt < len(tok.doc) and tok.doc[nxt] in clause and \
-                    tok.doc[nxt].pos_ in ("NUM", "PROPN", "NOUN") and \
+                    (tok.doc[nxt].pos_ in ("NUM", "PROPN", "NOUN")
+                     or tok.doc[nxt].lower_.replace(".", "") in CLOCK) and \
                     _scale_type(tok.doc[nxt], money) == scale:
                 span.append(tok.doc[nxt])
                 nxt += 1
