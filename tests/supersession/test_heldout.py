@@ -13,7 +13,7 @@ from graphmem.supersession import supersedes
 
 HERE = Path(__file__).parent
 #: file -> (precision, recall) floors: the first measurement of each file, rounded down
-FLOORS = {"heldout_pairs.tsv": (0.82, 0.73)}
+FLOORS = {"heldout_pairs.tsv": (0.82, 0.73), "heldout_pairs_2.tsv": (0.88, 0.53)}
 
 
 def read_pairs(path: Path) -> list[tuple[str, str, bool]]:
