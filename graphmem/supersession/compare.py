@@ -16,9 +16,6 @@ A later claim supersedes an earlier one when
    class among the first senses of both (possession, social or stative), or one is a
    copula or a change of state (a goal, a replaced value, now/instead/again/back),
    which carries over the attribute of the claim it changes;
-   (4b) and they fill one slot: the same role in both, the complement of a copula
-   ("X is V"), or the later is a change of state whose goal carries the new value; a time that only frames a statement ("last
-   week ...") is no value;
 5. when the only shared anchors are names and the values that differ are both
    subjects, the claims are about the values, not the anchor ("Ana lives in Berlin" /
    "Ben lives in Berlin"): nothing is replaced.
@@ -52,8 +49,6 @@ def supersedes(later: Claim, earlier: Claim, lexicon: Lexicon) -> str | None:
             continue
         if type_ not in SCALE_TYPES and not same_attribute(later, earlier, lexicon):
             continue
-        if not _in_one_slot(later, earlier, new, old):
-            continue
         if _about_the_values(later, earlier, shared, new, old):
             continue
         anchor = sorted(shared)[0]
@@ -82,25 +77,6 @@ def same_attribute(a: Claim, b: Claim, lexicon: Lexicon) -> bool:
         return True
     relation = lexicon.relation(a.predicate, b.predicate)
     return relation is not None and relation.kind == "synonym"
-
-
-#: roles that frame a statement rather than fill its predicate ("last Friday, ...")
-FRAMES = frozenset({"npadvmod", "nmod", "advmod"})
-
-
-def _in_one_slot(later: Claim, earlier: Claim, new: frozenset[str],
-                 old: frozenset[str]) -> bool:
-    """Rule 4b: the two values fill one slot of the predicate (the same role in both),
-    or the later claim is a change of state, whose goal carries the new value ("moved
-    to Munich" after "lives in Berlin"); a time that only frames a statement ("last
-    week Caroline went to a parade") is no value."""
-    roles_new = {r for k in new for r in later.roles_of(k)} - FRAMES
-    roles_old = {r for k in old for r in earlier.roles_of(k)} - FRAMES
-    if not roles_new or not roles_old:
-        return False
-    copula_slot = (later.verb_class == "copula" and "obj" in roles_new) or \
-        (earlier.verb_class == "copula" and "obj" in roles_old)  # "X is V": V is the value
-    return bool(roles_new & roles_old) or later.changes or copula_slot
 
 
 def _about_the_values(later: Claim, earlier: Claim, shared: frozenset[str],

@@ -114,7 +114,7 @@ def _role(tok) -> str:
     dep = tok.dep_
     if dep == "nsubj":
         return "subj"
-    if dep in ("nsubjpass", "dobj", "attr", "acomp", "dative", "oprd"):
+    if dep in ("nsubjpass", "dobj", "attr", "dative", "oprd"):
         return "obj"
     if dep == "pobj":
         prep = tok.head
