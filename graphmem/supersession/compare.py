@@ -18,7 +18,9 @@ A later claim supersedes an earlier one when
    which carries over the attribute of the claim it changes;
 5. when the only shared anchors are names and the values that differ are both
    subjects, the claims are about the values, not the anchor ("Ana lives in Berlin" /
-   "Ben lives in Berlin"): nothing is replaced.
+   "Ben lives in Berlin"): nothing is replaced; and of a named anchor only names and
+   values on a scale are compared: a person's common nouns (feelings, pastimes,
+   "Melanie is proud of the kids" / "Melanie's kids love the summer") are too open.
 
 Owns ``supersedes``. Imports graphmem.supersession.claims and graphmem.text.lexicon.
 """
@@ -51,6 +53,8 @@ def supersedes(later: Claim, earlier: Claim, lexicon: Lexicon) -> str | None:
             continue
         if _about_the_values(later, earlier, shared, new, old):
             continue
+        if type_ in ("thing", "bare") and all(_is_name(later, a) for a in shared):
+            continue  # a person's common-noun values (feelings, pastimes) are too open
         anchor = sorted(shared)[0]
         return f"{anchor}: {type_} {'/'.join(sorted(old))} -> {'/'.join(sorted(new))}"
     return None

@@ -77,3 +77,9 @@ def test_a_negated_claim_replaces_only_the_same_values(lexicon, later, earlier):
     if later.negated and supersedes(later, earlier, lexicon) and earlier.kind == "state":
         types = later.value_types() | earlier.value_types()
         assert all(later.values(t) == earlier.values(t) for t in types)
+
+
+def test_a_persons_common_noun_values_are_not_compared(claim_of, lexicon):
+    earlier = claim_of("Melanie is proud of the garden.")
+    later = claim_of("Melanie is proud of the band.")
+    assert supersedes(later, earlier, lexicon) is None
