@@ -21,6 +21,7 @@ import numpy as np
 from graphmem.judge import DepositContext
 from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
 from graphmem.statements import DepositRows
+from graphmem.supersession.detector import SupersessionDetector
 from graphmem.view import NamespaceView
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 
@@ -66,11 +67,14 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  meanings: Sequence[Any] | None = None,
                  now_ms: int, config: WriteConfig = DEFAULT_WRITE, merge: bool = True,
                  link: bool = True,
-                 salience: Callable[..., Any] | None = None) -> Plan:
+                 salience: Callable[..., Any] | None = None,
+                 supersession: SupersessionDetector | None = None) -> Plan:
     """Decide, for each atom, whether it merges into a memory or becomes a new one.
 
     ``merge=False`` and ``link=False`` give the designs the papers compare against:
-    every atom becomes its own record, and atoms are not linked.
+    every atom becomes its own record, and atoms are not linked. With ``supersession``
+    the detector decides which claims a statement replaces (graphmem.supersession);
+    without it, the judge's contradictions do.
     """
     plan = Plan(deposit_id=new_id("d"))
     pending: dict[str, _Pending] = {}
@@ -111,7 +115,9 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             if not merged.is_new:
                 oplog.append(_merge_entry(deposit, plan.deposit_id, atom, mid, before, view))
         contradicts.extend([mid, other] for other in conflicts)
-        supersede.extend(_supersession(mid, conflicts, pending, view, deposit_t))
+        supersede.extend(_supersession(mid, conflicts, pending, view, deposit_t)
+                         if supersession is None else
+                         _detected(supersession, atom, mid, pending, view, deposit_t))
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
@@ -190,6 +196,16 @@ def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
         earlier, later, t = (other, mid, mine) if mine > theirs else (mid, other, theirs)
         rows.append({"id": earlier, "valid_until": t, "by": later})
     return rows
+
+
+def _detected(detector: SupersessionDetector, atom: str, mid: str,
+              pending: dict[str, _Pending], view: NamespaceView, stated: int) -> list[dict]:
+    """The claims the atom replaces, found by the detector (a re-asserted memory holds
+    again first: see ``_supersession``)."""
+    detector.note(view, mid, stated)
+    rows = [] if pending[mid].is_new else _reasserted(mid, view, stated)
+    found = detector.replaced(atom, mid, view, stated=stated, exclude=pending)
+    return rows + [r.row() for r in found]
 
 
 def _reasserted(mid: str, view: NamespaceView, stated: int) -> list[dict]:

@@ -10,7 +10,10 @@ Rules, in order (the first that applies decides):
 ==  ================================================================  =============
 1   ``context``  deposits at different places                          different
     deposits far apart in time: different, unless rules 4-5 find     (contradiction)
-    a conflict (two claims about one thing: the later supersedes)
+    a conflict (two claims about one thing: the later supersedes);
+    an event or an utterance at another time is no conflict ("Tom
+    hit Jerry" / "Jerry hit Tom" an hour later: both happened;
+    graphmem.supersession.claims reads which is which)
 2   similarity below ``contradiction_floor``                          different
 3   ``quote``    both report speech, the quoted words differ          different
     ``speaker``  same words, attributed to different speakers         different
@@ -71,6 +74,7 @@ from graphmem.atomise import outside_quotes, quoted_spans
 from graphmem.canonical import capitalised_names
 from graphmem.errors import InvalidInput
 from graphmem.llm import LLMOutputInvalid, RetryPolicy, invoke_json
+from graphmem.supersession.claims import read_claim
 from graphmem.text import readings
 from graphmem.text.lexicon import Lexicon, default_lexicon
 from graphmem.text.nlp import Parser
@@ -313,7 +317,17 @@ def judge_equivalence(
                              parser=parser)
     if context and verdict.kind != "contradiction":
         return Verdict("different", context, ("context",))
+    if context and _an_event(a, b, lexicon, parser):
+        return Verdict("different", f"{context}; events at different times both happened",
+                       ("context",))
     return verdict
+
+
+def _an_event(a: str, b: str, lexicon: Lexicon | None, parser: Parser | None) -> bool:
+    """Whether either text reports an action or an utterance (not a state)."""
+    lexicon = lexicon or default_lexicon()
+    docs = (parser or Parser(full=True, cache_size=0)).parse_many([a, b])
+    return any(read_claim(doc, lexicon).kind in ("event", "utterance") for doc in docs)
 
 
 def _judge_content(a: str, b: str, similarity: float, *, threshold: float,

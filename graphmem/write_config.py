@@ -7,6 +7,9 @@
     episode_gap_ms    a deposit at the same place within this much world time of the
                       depositor's previous one continues that episode, and they are linked
     annotate          extract entities and times on write (MENTIONS, StoryArc)
+    supersession      find the claims a new statement replaces with graphmem.supersession
+                      (state vs event from the parse, earlier claims of the same anchor);
+                      off: the judge's contradictions decide, as before
     salience          tag each new memory's salience (graphmem.salience; slows its decay,
                       does not change recall)
     max_attempts      plans applied before giving up when other writers keep moving
@@ -34,6 +37,7 @@ class WriteConfig(BaseModel):
     episode_gap_ms: int = Field(60 * 60 * 1000, ge=0)
     annotate: bool = True
     salience: bool = True
+    supersession: bool = True
     max_attempts: int = Field(60, gt=0)
     backoff_ms: float = Field(2.0, ge=0.0)
 

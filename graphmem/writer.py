@@ -16,6 +16,7 @@ from graphmem.models import AGENT_KINDS, Deposit, RememberResult, validate_depos
 from graphmem.retry import retry_moved_version
 from graphmem.salience import SalienceTagger
 from graphmem.statements import UnmergeRows
+from graphmem.supersession.detector import SupersessionDetector
 from graphmem.text.annotate import AtomMeaning, annotate_atoms
 from graphmem.text.nlp import Parser
 from graphmem.text.times import parse_when
@@ -44,6 +45,7 @@ class Writer:
         self._canonical = canonical
         self._parser = parser
         self._salience = SalienceTagger()
+        self._supersession = SupersessionDetector() if config.supersession else None
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
@@ -137,7 +139,8 @@ class Writer:
                                 canonical=self._canonical, now_ms=self.clock(), meanings=meanings,
                                 config=self.config, merge=self.design.merge,
                                 link=self.design.link,
-                                salience=self._salience if self.config.salience else None)
+                                salience=self._salience if self.config.salience else None,
+                                supersession=self._supersession)
             if self.trust is not None and admit is not None:
                 plan = self.trust.weigh(plan, deposit, admit(), current, meanings)
             if not self._apply(deposit.ns, current.version, plan):

@@ -4,7 +4,7 @@ Input: the database Debian's ``wordnet-base`` installs (``apt-get install wordne
 files in /usr/share/wordnet). Output: ``graphmem/text/data/wordnet-compact.json.xz``,
 which ``graphmem.text.lexicon`` reads. Only what the equivalence judge asks is kept:
 
-  senses      single-word lemma -> its synsets, most frequent sense first, at most
+  senses      single-word lemma (and two-word verb: take_over) -> its synsets, most frequent sense first, at most
               ``MAX_SENSES`` per part of speech (synsets renumbered densely)
   pos         synset -> "n" "v" "a" "s" "r"
   hyper       noun synset -> its hypernyms and instance hypernyms
@@ -15,6 +15,10 @@ which ``graphmem.text.lexicon`` reads. Only what the equivalence judge asks is k
               pertainyms (win/lose -> winner/loser, quick/slow -> quickly/slowly)
   proper      lemmas WordNet writes only capitalised (Dublin, Jerry): names
   exc         irregular forms -> base forms (the morphology exception lists)
+  vhyper      verb synset -> its hypernyms (troponymy: "pick" is a way to "choose")
+  lexfile     verb synset -> its lexicographer file's name without "verb." (stative,
+              possession, social, change, motion, communication, contact, ...): what
+              kind of situation the sense names (graphmem.supersession reads it)
 
 Run:  python scripts/build_wordnet.py [--wordnet /usr/share/wordnet]
 The licence of WordNet is copied next to the output (it must travel with the data).
@@ -34,35 +38,44 @@ OUT = ROOT / "graphmem" / "text" / "data" / "wordnet-compact.json.xz"
 LICENCE_SOURCES = (Path("/usr/share/doc/wordnet-base/copyright"),)
 POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 MAX_SENSES = 12
+#: WordNet's lexicographer files 29-43 (lexnames(5WN)): the verb classes
+VERB_LEXFILES = ("body", "change", "cognition", "communication", "competition", "consumption",
+                 "contact", "creation", "emotion", "motion", "perception", "possession",
+                 "social", "stative", "weather")
 
 
 def read_data(wordnet: Path):
-    """Yield (pos, offset, type, words, pointers) per synset of each data file."""
+    """Yield (pos, offset, lexfile, type, words, pointers) per synset of each data file."""
     for pos, name in POS_FILES.items():
         for line in (wordnet / f"data.{name}").open(encoding="latin-1"):
             if line.startswith(" "):
                 continue
             fields = line.split("|")[0].split()
-            offset, ss_type, n_words = fields[0], fields[2], int(fields[3], 16)
+            offset, lexfile, ss_type = fields[0], int(fields[1]), fields[2]
+            n_words = int(fields[3], 16)
             words = [fields[4 + 2 * i].split("(")[0] for i in range(n_words)]
             at = 4 + 2 * n_words
             n_ptr = int(fields[at])
             pointers = [tuple(fields[at + 1 + 4 * i: at + 5 + 4 * i]) for i in range(n_ptr)]
-            yield pos, offset, ss_type, words, pointers
+            yield pos, offset, lexfile, ss_type, words, pointers
 
 
 def build(wordnet: Path) -> dict:
     ids: dict[tuple[str, str], int] = {}
     synsets: dict[int, tuple[str, list[str], list[tuple]]] = {}
+    lexfiles: dict[int, int] = {}
 
     def sid(pos: str, offset: str) -> int:
         key = ("a" if pos == "s" else pos, offset)
         return ids.setdefault(key, len(ids))
 
-    for pos, offset, ss_type, words, pointers in read_data(wordnet):
+    for pos, offset, lexfile, ss_type, words, pointers in read_data(wordnet):
         synsets[sid(pos, offset)] = (ss_type, words, pointers)
+        if pos == "v":
+            lexfiles[sid(pos, offset)] = lexfile
 
     hyper, head, attribute = defaultdict(list), {}, defaultdict(list)
+    vhyper = defaultdict(list)
     antonym_pairs, lexical_antonyms = set(), set()
     derivations = defaultdict(set)  # (word, pos) -> derivationally related (word, pos)
     for s, (ss_type, words, pointers) in synsets.items():
@@ -71,6 +84,8 @@ def build(wordnet: Path) -> dict:
             src, tgt = int(source_target[:2], 16), int(source_target[2:], 16)
             if symbol in ("@", "@i") and ss_type == "n":
                 hyper[s].append(other)
+            elif symbol == "@" and ss_type == "v":
+                vhyper[s].append(other)
             elif symbol == "&" and ss_type == "s":
                 head[s] = other
             elif symbol == "=" and ss_type == "a":
@@ -108,8 +123,8 @@ def build(wordnet: Path) -> dict:
                 continue
             fields = line.split()
             lemma = fields[0]
-            if "_" in lemma:
-                continue
+            if "_" in lemma and (pos != "v" or lemma.count("_") > 1):
+                continue  # phrasal verbs of two words stay (take_over, set_aside)
             n_synsets, n_ptr = int(fields[2]), int(fields[3])
             offsets = fields[6 + n_ptr: 6 + n_ptr + n_synsets][:MAX_SENSES]
             senses.setdefault(lemma, []).extend(sid(pos, o) for o in offsets)
@@ -133,6 +148,8 @@ def build(wordnet: Path) -> dict:
         "derived": sorted(derived),
         "proper": sorted(proper),
         "exc": exc,
+        "vhyper": {str(s): v for s, v in vhyper.items() if s in lexfiles},
+        "lexfile": {str(s): VERB_LEXFILES[lexfiles[s] - 29] for s in used if s in lexfiles},
     }
 
 

@@ -118,6 +118,16 @@ def test_repeated_short_line_needs_deposit_time_to_stay_apart(similarity):
     assert elsewhere.failed_guards == ("context",)
 
 
+def test_events_apart_in_time_are_no_conflict_but_states_are(similarity):
+    early, late = DepositContext(at=0.0), DepositContext(at=3600.0)
+    swapped = judge("Tom hit Jerry.", "Jerry hit Tom.", similarity, context_a=early, context_b=late)
+    assert swapped.kind == "different" and "events" in swapped.reason
+    assert judge("Tom hit Jerry.", "Jerry hit Tom.", similarity).kind == "contradiction"
+    moved = judge("Ana lives in Berlin.", "Ana lives in Munich.", similarity,
+                  context_a=early, context_b=late)
+    assert moved.kind == "contradiction"
+
+
 def test_bad_inputs_get_clear_errors():
     with pytest.raises(InvalidInput, match="cosine"):
         judge_equivalence("a", "b", 3.0)

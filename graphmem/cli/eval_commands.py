@@ -129,7 +129,11 @@ def report_command(dirs) -> None:
 @click.option("--no-maintain", is_flag=True, help="Do not run maintain() at checkpoints.")
 @click.option("--contradiction-floor", type=float, default=None,
               help="The write path's contradiction floor (WriteConfig; default its own).")
-def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_floor) -> None:
+@click.option("--clock", type=click.Choice(["deposit", "recorded"]), default="deposit",
+              show_default=True, help="Decay's clock: the dialogue's own times, or the "
+              "wall clock of the writes.")
+def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_floor,
+                      clock) -> None:
     """A scripted planning dialogue with revised, reverted and superseded facts: a
     10-turn window, plain retrieval and graphmem (supersession, maintain) compared."""
     try:
@@ -140,7 +144,7 @@ def lifecycle_command(out, seeds, turns, every, k, no_maintain, contradiction_fl
         raise InvalidInput("need --seeds, --turns > 0, 0 < --every <= --turns and --k > 0")
     options = LifecycleOptions(out=str(out), seeds=chosen, turns=turns, every=every, k=k,
                                maintain=not no_maintain,
-                               contradiction_floor=contradiction_floor)
+                               contradiction_floor=contradiction_floor, clock=clock)
     results = run_lifecycle(options, progress=click.echo)
     for name, m in results["summary"].items():
         click.echo(f"{name}: recall {m['recall']['mean']:.3f}, contradiction "

@@ -62,6 +62,9 @@ class LifecycleOptions:
     k: int = 5
     maintain: bool = True
     contradiction_floor: float | None = None  # the write path's (WriteConfig); None: default
+    #: decay's clock: "deposit" (the dialogue's own times: a replay ages as it happened)
+    #: or "recorded" (the wall clock of the writes: a 500-turn replay is minutes old)
+    clock: str = "deposit"
 
 
 # -- scoring (pure) -----------------------------------------------------------------
@@ -108,10 +111,11 @@ def summarise(scored: list[dict[str, Any]], latencies: list[float], size: int
 
 class _Memory:
     """graphmem fed the dialogue: which turns each memory stands for."""
-    def __init__(self, graph: Any, ns: str, do_maintain: bool) -> None:
+    def __init__(self, graph: Any, ns: str, do_maintain: bool, clock: str = "deposit") -> None:
         self.graph, self.ns, self.do_maintain = graph, ns, do_maintain
         self.turns_of: dict[str, set[int]] = {}
         self.maintenance: list[dict[str, Any]] = []
+        graph.set_decay(clock=clock, ns=ns)
         for agent in AGENTS:
             graph.register_agent(agent, ns=ns)
             graph.set_task(agent, TASK, ns=ns)
@@ -169,7 +173,7 @@ def _timed(latencies: list[float], fn: Callable[..., Any], *args: Any) -> Any:
 def run_seed(dialogue: Dialogue, graph: Any, options: LifecycleOptions,
              embedder: Any) -> list[dict[str, Any]]:
     """Feed ``dialogue`` and score every strategy at each checkpoint."""
-    memory = _Memory(graph, f"plan{dialogue.seed}", options.maintain)
+    memory = _Memory(graph, f"plan{dialogue.seed}", options.maintain, options.clock)
     checkpoints = []
     for n, upto in enumerate(range(options.every, len(dialogue.turns) + 1, options.every)):
         memory.feed(dialogue.turns[upto - options.every:upto])

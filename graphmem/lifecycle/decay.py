@@ -2,7 +2,10 @@
 consolidates or prunes what falls below the namespace's threshold.
 
     R  recency: exp(-ln 2 · age / half-life), age since the system learned it; a salient
-       memory's half-life is longer, by (1 + salience)
+       memory's half-life is longer, by (1 + salience). ``clock`` says on which clock:
+       "recorded" (default) the wall clock of the write (``recorded_at``); "deposit" the
+       deposits' own times (``at``: when its owners first learned it), with "now" the
+       newest deposit unless given, so that a replayed history decays as it happened
     E  relevance: cosine similarity to the current task of the memory's owners (the best
        owner's; ``set_task``), 0 when no owner has a task
     U  human utility: 1 pinned, 0 forgotten, 0.5 otherwise
@@ -21,6 +24,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.view import MemoryRecord, NamespaceView
@@ -48,6 +53,8 @@ class DecaySettings(BaseModel):
     #: per-kind budgets (episodic, semantic, procedural); beyond one, the lowest-utility
     #: memories of that kind are pruned. Empty: no budgets (PAPER_CAPACITIES: the paper's)
     capacities: dict[str, int] = Field(default_factory=dict)
+    #: the clock recency is measured on (module docstring): "recorded" or "deposit"
+    clock: Literal["recorded", "deposit"] = "recorded"
 
 
 #: the brain-inspired paper's component capacities, for the kinds graphmem stores
@@ -72,23 +79,47 @@ def human_utility(record: MemoryRecord) -> float:
     return 1.0 if record.pinned else 0.0 if record.forgotten else 0.5
 
 
-def recency(record: MemoryRecord, now_ms: int, half_life_days: float) -> float:
-    learned = record.recorded_at if record.recorded_at is not None else now_ms
+def recency(record: MemoryRecord, now_ms: int, half_life_days: float,
+            learned_at: int | None = None) -> float:
+    """R of one memory; ``learned_at`` (the deposit clock's time) replaces the wall
+    clock's ``recorded_at`` when given."""
+    learned = learned_at if learned_at is not None else \
+        record.recorded_at if record.recorded_at is not None else now_ms
     age_days = max(0, now_ms - learned) / DAY_MS
     return math.exp(-math.log(2) * age_days / (half_life_days * (1 + record.salience)))
 
 
 def utilities(view: NamespaceView, ids: list[str], task_vectors: dict[str, np.ndarray],
-              settings: DecaySettings, now_ms: int) -> dict[str, Utility]:
-    """The utility of each memory in ``ids`` (vectorised over the relevance term)."""
+              settings: DecaySettings, now_ms: int,
+              learned: dict[str, int] | None = None) -> dict[str, Utility]:
+    """The utility of each memory in ``ids``; ``learned`` (memory -> when it was first
+    learned on the deposit clock) is read when ``settings.clock`` is "deposit"."""
+    learned = learned if settings.clock == "deposit" and learned else {}
+    relevance = _relevance(view, ids, task_vectors)
     out = {}
-    for mid in ids:
+    for mid, e in zip(ids, relevance):
         record = view.records[mid]
-        tasks = [task_vectors[a] for a in record.owners if a in task_vectors]
-        e = max(0.0, float(max(view.vector(mid) @ t for t in tasks))) if tasks else 0.0
-        r = recency(record, now_ms, settings.half_life_days)
+        r = recency(record, now_ms, settings.half_life_days, learned.get(mid))
         u = human_utility(record)
-        out[mid] = Utility(settings.alpha * r + settings.beta * e + settings.gamma * u, r, e, u)
+        out[mid] = Utility(settings.alpha * r + settings.beta * e + settings.gamma * u, r, e,
+                           u)
+    return out
+
+
+def _relevance(view: NamespaceView, ids: list[str],
+               task_vectors: dict[str, np.ndarray]) -> list[float]:
+    """E of each memory: the best cosine to the task of one of its owners (0 without
+    one), as one matrix product over all memories and tasks."""
+    if not ids or not task_vectors:
+        return [0.0] * len(ids)
+    agents = list(task_vectors)
+    tasks = np.stack([task_vectors[a] for a in agents]).astype(np.float32)
+    sims = np.stack([view.vector(m) for m in ids]) @ tasks.T  # memories x tasks
+    column = {a: i for i, a in enumerate(agents)}
+    out = []
+    for row, mid in enumerate(ids):
+        mine = [column[a] for a in view.records[mid].owners if a in column]
+        out.append(max(0.0, float(sims[row, mine].max())) if mine else 0.0)
     return out
 
 

@@ -34,15 +34,26 @@ def task_vectors(store: Store, queries: Queries, ns: str,
     return dict(zip([r["agent"] for r in rows], embed([r["task"] for r in rows])))
 
 
+def deposit_clock(store: Store, queries: Queries, ns: str) -> dict[str, int]:
+    """memory -> when its owners first learned it, on the deposits' own clock."""
+    return {r["id"]: int(r["learned"]) for r in store.read(queries["lifecycle/learned_at"],
+                                                            {"ns": ns})
+            if r["learned"] is not None}
+
+
 def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
              embed: Callable[[Sequence[str]], np.ndarray], ns: str,
              now: int | None = None) -> MaintenanceReport:
-    """One maintenance pass over ``ns`` (``now``: epoch ms, for tests and replays)."""
-    now = now if now is not None else now_ms()
+    """One maintenance pass over ``ns`` (``now``: epoch ms, for tests and replays; on the
+    deposit clock it defaults to the newest deposit, else to the wall clock)."""
     settings = decay_settings(store, queries, ns)
+    learned = deposit_clock(store, queries, ns) if settings.clock == "deposit" else {}
+    if now is None:
+        now = max(learned.values(), default=now_ms()) if learned else now_ms()
     view = views.synced(ns)
     ids = [m for m, r in view.records.items() if not r.forgotten]
-    scores = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now)
+    scores = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
+                       learned)
     rows = [{"id": m, "s": u.s, "r": u.r, "e": u.e, "u": u.u} for m, u in scores.items()]
     for lo in range(0, len(rows), SCORE_BATCH):
         store.write(queries["lifecycle/record_scores"],
@@ -75,7 +86,8 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
         fact = curator.consolidate(group, by=MAINTENANCE, ns=ns)
         report.consolidated.append({"fact": fact, "sources": group})
     consolidated = {m for g in groups for m in g}
-    left = {m: u for m, u in scores.items() if m not in consolidated and m not in pruned}
+    dropped = consolidated | set(pruned)  # a set: a list here made this pass quadratic
+    left = {m: u for m, u in scores.items() if m not in dropped}
     report.over_capacity = over_capacity(view, left, settings)
     pruned = [*pruned, *report.over_capacity]
     if pruned:

@@ -65,10 +65,12 @@ def _replacement(mid: str, view: NamespaceView, agent: str, *, follow: bool) -> 
     found, seen = None, {mid}
     later = view.records[mid].superseded_by
     while later is not None and later not in seen and later in view.records \
-            and view.owns(agent, later) and not view.records[later].forgotten:
-        found = later
-        if not follow:
-            break
+            and view.owns(agent, later):
+        # a forgotten link (pruned by maintenance) is passed through, not the chain's end
+        if not view.records[later].forgotten:
+            found = later
+            if not follow:
+                break
         seen.add(later)
         later = view.records[later].superseded_by
     return found

@@ -74,6 +74,8 @@ class Lexicon:
     derived: frozenset[tuple[str, str]]
     proper: frozenset[str]
     exceptions: dict[str, str]
+    lexfile: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    vhyper: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     depths: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -93,6 +95,8 @@ class Lexicon:
             derived=frozenset((a, b) for a, b in raw["derived"]),
             proper=frozenset(raw["proper"]),
             exceptions=dict(raw["exc"]),
+            lexfile={int(k): v for k, v in raw.get("lexfile", {}).items()},
+            vhyper={int(k): tuple(v) for k, v in raw.get("vhyper", {}).items()},
             depths=_depths(hyper),
         )
 
@@ -123,6 +127,32 @@ class Lexicon:
 
     def synsets(self, lemma: str) -> tuple[int, ...]:
         return self.senses.get(lemma.lower(), ())
+
+    def verb_classes(self, word: str) -> tuple[str, ...]:
+        """The lexicographer classes of ``word``'s verb senses, most frequent sense first
+        ("stative", "possession", "communication", ...; see WordNet's lexnames)."""
+        out: list[str] = []
+        for form in self.base_forms(word) or [word.lower()]:
+            out += [self.lexfile[s] for s in self.synsets(form) if s in self.lexfile]
+        return tuple(out)
+
+    def verb_is_a(self, word: str, kind: str, senses: int = 3) -> bool:
+        """Whether one of ``word``'s first verb senses is ``kind``'s first verb sense or
+        a way of doing it (WordNet troponymy: to pick is to choose)."""
+        target = next((s for s in self.synsets(kind) if s in self.lexfile), None)
+        if target is None:
+            return False
+        for form in self.base_forms(word) or [word.lower()]:
+            stack = [s for s in self.synsets(form) if s in self.lexfile][:senses]
+            seen: set[int] = set()
+            while stack:
+                s = stack.pop()
+                if s == target:
+                    return True
+                if s not in seen:
+                    seen.add(s)
+                    stack.extend(self.vhyper.get(s, ()))
+        return False
 
     # relations ----------------------------------------------------------------
 

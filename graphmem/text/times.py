@@ -7,6 +7,14 @@ Thursday 25 May 2023 is ``[2023-05-20, 2023-05-21)``. Week, weekend, month, seas
 year expressions become intervals; "since 2016" runs from 2016 to the reference;
 "between 2016 and 2018" covers both; "early/mid/late X" takes a third of X.
 
+A bare weekday or date (no year, no "last"/"next") looks back from the reference unless
+the statement speaks of the future: a future marker ("will", "going to", ...) anywhere,
+or a scheduling construction just before the expression (``SCHEDULED``): a verb that
+sets or moves a time with the expression as its goal ("moved to Friday", "postponed
+until May 3", "is scheduled for June 2", "set for Monday") or a present-tense copula
+("the sync is on Monday"). "The meeting moved to Friday" said on Wednesday 8 May 2024
+is Friday 10 May, not 3 May: a schedule names when something will happen.
+
 ``parse_when(value)`` reads the absolute times a caller supplies (ISO 8601, "8 May 2023",
 "1:56 pm on 8 May, 2023", epoch milliseconds, datetime); dateparser reads the free forms.
 """
@@ -29,6 +37,14 @@ PART_BEFORE = re.compile(r"\b(?P<part>early|mid|late|the (?:beginning|start|midd
                          r"(?:\s+|-)(?:the\s+)?$", re.IGNORECASE)
 PART_INDEX = {"early": 0, "the beginning of": 0, "the start of": 0, "mid": 1,
               "the middle of": 1, "late": 2, "the end of": 2}
+#: a scheduling construction ending just before a time expression (module docstring)
+SCHEDULED = re.compile(
+    r"(?:\b(?:move[sd]?|moving|push(?:es|ed)?|pushing|postpone[sd]?|postponing|"
+    r"reschedule[sd]?|rescheduling|delay(?:s|ed)?|shift(?:s|ed)?|bring(?:s)? forward|"
+    r"brought forward|schedule[sd]?|plan(?:s|ned)?|set|slated|booked|pencil(?:l)?ed in|"
+    r"change[sd]?|switch(?:es|ed)?)\b(?:\s+[\w'’]+){0,6}?\s+(?:to|for|until|till|on)"
+    r"|\b(?:is|are|'s|’s)\s+(?:(?:now|still|back|again|also)\s+)?(?:on|at|for))\s*$",
+    re.IGNORECASE)
 FINER: dict[str, Granularity] = {"decade": "year", "year": "month", "season": "month", "month": "day", "week": "day"}
 
 
@@ -67,7 +83,8 @@ def match_expressions(text: str, reference: datetime) -> list[tuple[int, int, Ti
     for rule in RULES:
         for match in rule.pattern.finditer(text):
             start = core_start(match, text)
-            span = rule.resolve(match, reference, future, text[start:match.end()])
+            ahead = future or scheduled(text, match.start())
+            span = rule.resolve(match, reference, ahead, text[start:match.end()])
             if span is not None:
                 candidates.append((start, match.end(), span))
     candidates.sort(key=lambda item: (item[0], item[0] - item[1]))
@@ -76,6 +93,16 @@ def match_expressions(text: str, reference: datetime) -> list[tuple[int, int, Ti
         if all(end <= other_start or start >= other_end for other_start, other_end, _ in kept):
             kept.append((start, end, span))
     return sorted(kept, key=lambda item: item[0])
+
+
+def scheduled(text: str, start: int) -> bool:
+    """Whether a scheduling construction ends where the expression at ``start`` begins
+    (a leading "on"/"to" the rule itself matched counts as the construction's)."""
+    before = text[:start]
+    lead = re.match(r"\s*(on|to|for|until|till)\b", text[start:], re.IGNORECASE)
+    if lead:
+        before = text[:start + lead.end()]
+    return bool(SCHEDULED.search(before))
 
 
 def core_start(match: re.Match, text: str) -> int:

@@ -58,3 +58,29 @@ def test_decay_settings_are_checked(graph):
         graph.set_decay(threshold=2.0)
     with pytest.raises(InvalidInput, match="task is empty"):
         graph.set_task("ana", " ")
+
+
+def test_on_the_deposit_clock_a_replayed_history_decays_as_it_happened(embedded_graph):
+    g = embedded_graph
+    old = g.remember("ana", "The mill pond froze over.", at="2023-01-01T09:00").memory_ids[0]
+    new = g.remember("ana", "The orchard was planted.", at="2023-03-02T09:00").memory_ids[0]
+
+    def recency_of() -> dict[str, float]:
+        rows = g.cypher("MATCH (m:Memory) RETURN m.id AS id, m.recency AS r")
+        return {r["id"]: r["r"] for r in rows}
+
+    g.maintain()  # the wall clock: both were written moments ago
+    assert recency_of()[old] == pytest.approx(1.0, abs=1e-3)
+    g.set_decay(clock="deposit", half_life_days=30)
+    g.maintain()  # now = the newest deposit; the pond froze 60 days before it
+    salience = {r["id"]: r["s"] or 0.0 for r in g.cypher(
+        "MATCH (m:Memory) RETURN m.id AS id, m.salience AS s")}  # slows decay by (1 + s)
+    assert recency_of()[new] == pytest.approx(1.0)
+    assert recency_of()[old] == pytest.approx(0.5 ** (2 / (1 + salience[old])), abs=1e-3)
+    g.maintain(now="2023-04-01T09:00")  # an explicit replay time still wins
+    assert recency_of()[new] == pytest.approx(0.5 ** (1 / (1 + salience[new])), abs=1e-3)
+
+
+def test_an_unknown_clock_is_refused(graph):
+    with pytest.raises(InvalidInput, match="invalid decay settings"):
+        graph.set_decay(clock="sundial")

@@ -65,3 +65,12 @@ def test_a_question_about_then_lists_the_claim_of_then_without_its_replacement(m
     assert order_by_validity([berlin], view, "ana", year_2023) == [berlin]
     assert order_by_validity([munich, berlin], view, "ana", year_2023) == [berlin, munich]
     assert order_by_validity([berlin], view, "ana") == [munich, berlin]
+
+
+def test_a_forgotten_link_of_a_chain_is_passed_through(mem):
+    first = mem.remember("eve", "The warehouse closes at 6 pm.", at="2024-01-05").memory_ids[0]
+    second = mem.correct(first, "Opening hours changed in spring.", by="eve")
+    third = mem.correct(second, "From May on, closing is at noon on Fridays.", by="eve")
+    mem.forget(second, by="maintenance")  # pruned: the chain must not end at it
+    hits = mem.recall("eve", "The warehouse closes at 6 pm.", k=1)
+    assert [h.memory_id for h in hits] == [third]

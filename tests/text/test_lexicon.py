@@ -72,3 +72,16 @@ def test_the_build_script_reproduces_the_shipped_table(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_wordnet.py"), "--out", str(out)],
                    check=True, capture_output=True)
     assert json.loads(lzma.decompress(out.read_bytes())) == json.loads(lzma.decompress(DATA.read_bytes()))
+
+
+def test_verb_classes_are_wordnets_lexicographer_files(lexicon):
+    assert lexicon.verb_classes("lives")[0] == "stative"
+    assert lexicon.verb_classes("owned") == ("possession",)
+    assert lexicon.verb_classes("said")[0] == "communication"
+    assert lexicon.verb_classes("take_over")[0] == "possession"  # a phrasal verb
+    assert lexicon.verb_classes("berlin") == ()
+
+
+def test_verb_is_a_follows_wordnet_troponymy(lexicon):
+    assert lexicon.verb_is_a("picked", "choose") and lexicon.verb_is_a("placed", "put")
+    assert not lexicon.verb_is_a("hit", "put") and not lexicon.verb_is_a("said", "choose")

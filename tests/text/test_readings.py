@@ -63,3 +63,12 @@ def test_a_name_named_again_after_every_placeholder_is_taken_keeps_its_own(lexic
     copy, names = readings.placeholder_copy(text, lexicon)
     assert copy.count(readings.PLACEHOLDERS[0]) == 2
     assert set(names.values()) <= {m.lower() for m in many}
+
+
+def test_a_name_repeated_after_the_placeholders_ran_out_keeps_its_placeholder():
+    lexicon = default_lexicon()
+    names = "Then Ben Cyd Dov Eli Fay Gus Hal Ida Jo Kai Lu Mo Zed Ben"
+    copy, at = readings.placeholder_copy(names, lexicon)  # once raised IndexError (PrefEval)
+    words = copy.split()
+    assert words[1] == words[-1] == "Alice"
+    assert words[-2] == "zed" and "zed" not in at.values()  # past the twelve: as written

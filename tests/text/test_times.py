@@ -218,3 +218,27 @@ def test_temporal_query_without_reference_keeps_only_absolute_times():
 
 def test_question_without_temporal_side_gives_none():
     assert temporal_query("What is Caroline's favourite food?", THU) is None
+
+
+WEDNESDAY = datetime(2024, 5, 8, 10, 0)
+
+
+@pytest.mark.parametrize("text, day", [
+    ("The meeting moved to Friday.", datetime(2024, 5, 10)),        # a new schedule
+    ("We pushed the launch to March 3.", datetime(2025, 3, 3)),    # the next March 3
+    ("The review is postponed until Monday.", datetime(2024, 5, 13)),
+    ("The weekly sync is on Monday.", datetime(2024, 5, 13)),      # present copula
+    ("I went to the market on Friday.", datetime(2024, 5, 3)),     # past: looks back
+    ("The party was on Saturday.", datetime(2024, 5, 4)),
+])
+def test_a_scheduled_date_without_a_year_is_the_next_one(text, day):
+    assert normalise_time(text, WEDNESDAY).start == day
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2090, 1, 1)),
+       st.sampled_from(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                        "Sunday", "March 3", "June 30", "December 24"]))
+def test_a_rescheduled_time_lies_after_the_statement(reference, when):
+    span = normalise_time(f"The meeting was moved to {when}.", reference)
+    assert span is not None and span.start > reference - timedelta(days=1)

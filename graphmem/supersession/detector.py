@@ -1,0 +1,216 @@
+"""The detector the write path asks: which current memories does a new statement replace?
+
+Candidates are not the statement's nearest neighbours (a reworded update, "the backend
+workstream passes from Maya to Jonas" after "Maya owns the backend workstream", lies far
+below any similarity floor) but the memories that claim something of the same anchor,
+found through an index of anchors kept beside each namespace view:
+
+* every memory the view adds or changes is queued (``NamespaceView.on_change``);
+* a queued memory whose wordings were read before (the write path read them as atoms)
+  is indexed at once, by the anchors of its state claims;
+* the others (a store opened with memories this process never read) are indexed by
+  their words and parsed only when a new statement names one of their anchor's words,
+  so opening a large store costs no parse of it.
+
+Each memory's claim time is when it was stated (the deposit's time), which the write path
+tells the detector (``note``); for memories it never saw, their world time when their
+claim names no time, else "before now" (a time a claim names is its value, "the launch
+is on March 10", not when it was said).
+
+Owns ``SupersessionDetector``. Imports graphmem.text, graphmem.view and this package.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from graphmem.supersession.claims import Claim, read_claim
+from graphmem.supersession.participants import name_copy
+from graphmem.supersession.compare import supersedes
+from graphmem.text.lexicon import Lexicon, default_lexicon
+from graphmem.text.nlp import Parser
+from graphmem.view import MemoryRecord, NamespaceView
+
+_WORD = re.compile(r"[a-z0-9]+")
+#: claims kept by text; a claim is a few small tuples
+CLAIM_CACHE = 200_000
+
+
+@dataclass
+class _Index:
+    """The anchors of one namespace's memories (see the module docstring)."""
+
+    by_anchor: dict[str, set[str]] = field(default_factory=dict)
+    anchors_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # changed, not yet indexed
+    unread: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its words
+    by_word: dict[str, set[str]] = field(default_factory=dict)  # word -> unread ids
+    stated: dict[str, int] = field(default_factory=dict)  # id -> when it was stated (ms)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """``earlier`` holds until ``until`` (epoch ms), replaced by ``later``; and why."""
+
+    earlier: str
+    later: str
+    until: int
+    reason: str
+
+    def row(self) -> dict:
+        """The write statement's ``supersede`` row."""
+        return {"id": self.earlier, "valid_until": self.until, "by": self.later}
+
+
+class SupersessionDetector:
+    """Finds the current memories a new statement replaces (module docstring).
+
+    One per write path; safe to share between threads (one lock around its indexes).
+    """
+
+    def __init__(self, *, parser: Parser | None = None, lexicon: Lexicon | None = None) -> None:
+        self._parser = parser or Parser(full=True)
+        self._lexicon = lexicon
+        self._claims: dict[str, Claim] = {}
+        self._indexes: weakref.WeakKeyDictionary[NamespaceView, _Index] = \
+            weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
+
+    @property
+    def lexicon(self) -> Lexicon:
+        if self._lexicon is None:
+            self._lexicon = default_lexicon()
+        return self._lexicon
+
+    # -- claims ---------------------------------------------------------------------
+
+    def claims(self, texts: Iterable[str]) -> list[Claim]:
+        """The claim of each text, parsing (in one batch) those not read before."""
+        texts = list(texts)
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._claims]
+            if missing:
+                copies = [name_copy(t) for t in missing]
+                docs = self._parser.parse_many([c for c, _ in copies])
+                if len(self._claims) + len(missing) > CLAIM_CACHE:
+                    self._claims.clear()
+                for text, doc, (_, names) in zip(missing, docs, copies):
+                    self._claims[text] = read_claim(doc, self.lexicon, names)
+            return [self._claims[t] for t in texts]
+
+    def claim(self, text: str) -> Claim:
+        return self.claims([text])[0]
+
+    def is_event(self, text: str) -> bool:
+        """An action or an utterance: true once it happened, never replaced."""
+        return self.claim(text).kind in ("event", "utterance")
+
+    # -- the index ------------------------------------------------------------------
+
+    def _index(self, view: NamespaceView) -> _Index:
+        index = self._indexes.get(view)
+        if index is None:
+            index = self._indexes[view] = _Index()
+            view.on_change(lambda record: index.fresh.add(record.id))
+        return index
+
+    def note(self, view: NamespaceView, memory_id: str, stated: int) -> None:
+        """``memory_id`` (new, or merged into) was stated at ``stated`` (epoch ms)."""
+        with self._lock:
+            index = self._index(view)
+            index.stated[memory_id] = max(stated, index.stated.get(memory_id, stated))
+
+    def _catch_up(self, view: NamespaceView, index: _Index) -> None:
+        """Index the fresh memories whose wordings were read; queue the others by word."""
+        for mid in index.fresh:
+            self._drop(index, mid)
+            record = view.records.get(mid)
+            if record is None:
+                continue
+            wordings = record.variants or [record.text]
+            if all(w in self._claims for w in wordings):
+                self._add(index, mid, wordings)
+            else:
+                words = frozenset(w for text in wordings for w in _WORD.findall(text.lower()))
+                index.unread[mid] = words
+                for word in words:
+                    index.by_word.setdefault(word, set()).add(mid)
+        index.fresh.clear()
+
+    def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str]) -> None:
+        """Parse the unread memories that hold every word of one of ``anchors``."""
+        wanted: set[str] = set()
+        for anchor in anchors:
+            sets = [index.by_word.get(w, set()) for w in _WORD.findall(anchor)]
+            if sets:
+                wanted |= set.intersection(*sets)
+        if not wanted:
+            return
+        records = [view.records[m] for m in wanted if m in view.records]
+        self.claims(w for r in records for w in (r.variants or [r.text]))
+        for record in records:
+            self._drop(index, record.id)
+            self._add(index, record.id, record.variants or [record.text])
+
+    def _add(self, index: _Index, mid: str, wordings: list[str]) -> None:
+        anchors = frozenset(a for c in self.claims(wordings) if c.kind in ("state", "event")
+                            for a in c.anchors)
+        index.anchors_of[mid] = anchors
+        for anchor in anchors:
+            index.by_anchor.setdefault(anchor, set()).add(mid)
+
+    def _drop(self, index: _Index, mid: str) -> None:
+        for anchor in index.anchors_of.pop(mid, ()):
+            index.by_anchor.get(anchor, set()).discard(mid)
+        for word in index.unread.pop(mid, ()):
+            index.by_word.get(word, set()).discard(mid)
+
+    # -- the question -----------------------------------------------------------------
+
+    def replaced(self, text: str, memory_id: str, view: NamespaceView, *, stated: int,
+                 exclude: Iterable[str] = ()) -> list[Replacement]:
+        """What the statement ``text`` (becoming or merged into ``memory_id``, stated at
+        ``stated``) does to the current memories of ``view``: each one it replaces, or,
+        for a statement older than a memory that replaces it, that one memory."""
+        claim = self.claim(text)
+        if claim.kind != "state" or not claim.anchors:
+            return []
+        with self._lock:
+            index = self._index(view)
+            self._catch_up(view, index)
+            self._read_unread(view, index, claim.anchors)
+            candidates = set().union(*(index.by_anchor.get(a, set()) for a in claim.anchors))
+        skip = set(exclude) | {memory_id}
+        out: list[Replacement] = []
+        newer: list[Replacement] = []
+        for mid in sorted(candidates - skip):
+            record = view.records.get(mid)
+            if record is None or record.forgotten or record.valid_until is not None:
+                continue
+            when = self._stated(index, record)
+            for old in self.claims(record.variants or [record.text]):
+                if when is None or when < stated:
+                    reason = supersedes(claim, old, self.lexicon)
+                    if reason:
+                        out.append(Replacement(mid, memory_id, stated, reason))
+                        break
+                elif when > stated:
+                    reason = supersedes(old, claim, self.lexicon)
+                    if reason:
+                        newer.append(Replacement(memory_id, mid, when, reason))
+                        break
+        if newer:  # stated after the fact: it held only until the earliest replacement
+            out.append(min(newer, key=lambda r: r.until))
+        return out
+
+    def _stated(self, index: _Index, record: MemoryRecord) -> int | None:
+        if record.id in index.stated:
+            return index.stated[record.id]
+        claims = self.claims(record.variants or [record.text])
+        if any(c.values("time") for c in claims):
+            return None  # its world time is its value, not when it was said
+        return record.t

@@ -1,0 +1,71 @@
+"""The detector on the write path, with a real embedded store and real embeddings."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from graphmem import MemoryGraph, WriteConfig
+
+T0 = datetime(2023, 3, 1, tzinfo=timezone.utc)
+
+
+def record(g: MemoryGraph, mid: str) -> dict:
+    return g.cypher("MATCH (m:Memory {id: $m}) RETURN m.valid_until AS until, "
+                    "m.superseded_by AS by", {"m": mid})[0]
+
+
+def one(g: MemoryGraph, agent: str, text: str, at: datetime) -> str:
+    return g.remember(agent, text, at=at).memory_ids[0]
+
+
+def test_a_move_replaces_where_ana_lived_and_recall_ranks_the_current_first(embedded_graph):
+    g = embedded_graph
+    berlin = one(g, "ana", "Ana lives in Berlin.", T0)
+    munich = one(g, "ana", "Ana moved to Munich.", T0 + timedelta(days=400))
+    assert record(g, berlin) == {"until": int((T0 + timedelta(days=400)).timestamp() * 1000),
+                                 "by": munich}
+    hits = g.recall("ana", "Where does Ana live?", k=2)
+    assert [h.memory_id for h in hits] == [munich, berlin]
+    assert [h.status for h in hits] == ["current", "superseded"]
+
+
+def test_a_reworded_update_far_from_the_old_wording_is_found(embedded_graph):
+    g = embedded_graph
+    old = one(g, "pm", "Maya owns the backend workstream.", T0)
+    new = one(g, "pm", "The backend workstream passes from Maya to Jonas.", T0 + timedelta(hours=3))
+    assert record(g, old)["by"] == new
+    assert record(g, new)["until"] is None
+
+
+def test_events_an_hour_apart_both_stay_true(embedded_graph):
+    g = embedded_graph
+    first = one(g, "ana", "Tom hit Jerry.", T0)
+    second = one(g, "ana", "Jerry hit Tom.", T0 + timedelta(hours=1))
+    assert record(g, first) == {"until": None, "by": None}
+    assert record(g, second) == {"until": None, "by": None}
+    assert all(h.status == "current" for h in g.recall("ana", "Who hit whom?"))
+
+
+def test_a_statement_older_than_its_replacement_holds_only_until_then(embedded_graph):
+    g = embedded_graph
+    later = one(g, "ana", "Ana lives in Munich.", T0 + timedelta(days=400))
+    earlier = one(g, "ana", "Ana lives in Berlin.", T0)
+    assert record(g, earlier)["by"] == later
+    assert record(g, later) == {"until": None, "by": None}
+
+
+def test_memories_of_an_earlier_process_are_read_when_named(tmp_path, embedder):
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        old = one(g, "ana", "The hosting provider is Hetzner.", T0)
+        one(g, "ana", "The cat sleeps in the garden.", T0)
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        new = one(g, "ana", "We switched the hosting provider to Vercel.", T0 + timedelta(days=2))
+        assert record(g, old)["by"] == new
+
+
+def test_without_the_detector_the_judges_contradictions_decide(tmp_path, embedder):
+    config = WriteConfig(supersession=False)
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder, write_config=config) as g:
+        old = one(g, "ana", "Ana lives in Berlin.", T0)
+        new = one(g, "ana", "Ana lives in Munich.", T0 + timedelta(days=400))
+        assert record(g, old)["by"] == new
