@@ -15,7 +15,9 @@ A later claim supersedes an earlier one when
    or the predicates name one attribute: the same verb or WordNet synonyms, a state
    class among the first senses of both (possession, social or stative), or one is a
    copula or a change of state (a goal, a replaced value, now/instead/again/back),
-   which carries over the attribute of the claim it changes;
+   which carries over the attribute of the claim it changes — and a change that names
+   the value it gives up ("switched from Vim to VS Code") changes only a claim of that
+   value, not every claim about its anchor ("Ana lives in Munich");
 5. when the only shared anchors are names and the values that differ are both
    subjects, the claims are about the values, not the anchor ("Ana lives in Berlin" /
    "Ben lives in Berlin"): nothing is replaced; and of a named anchor only names and
@@ -49,6 +51,9 @@ def supersedes(later: Claim, earlier: Claim, lexicon: Lexicon) -> str | None:
         old = earlier.values(type_) - later.values(type_) - shared
         if not new or not old:
             continue
+        replaced = later.replaced_values(type_)
+        if replaced and not old & replaced:
+            continue  # a change that names what it gives up replaces only a claim of that
         if type_ not in SCALE_TYPES and not same_attribute(later, earlier, lexicon):
             continue
         if _about_the_values(later, earlier, shared, new, old):

@@ -83,3 +83,11 @@ def test_a_persons_common_noun_values_are_not_compared(claim_of, lexicon):
     earlier = claim_of("Melanie is proud of the garden.")
     later = claim_of("Melanie is proud of the band.")
     assert supersedes(later, earlier, lexicon) is None
+
+
+def test_a_change_that_names_what_it_gives_up_replaces_only_that(claim_of, lexicon):
+    lives = claim_of("Ana lives in Munich.")
+    editor = claim_of("Ana uses Vim.")
+    switch = claim_of("Ana switched from Vim to VS Code.")
+    assert supersedes(switch, lives, lexicon) is None
+    assert supersedes(switch, editor, lexicon) is not None
