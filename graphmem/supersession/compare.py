@@ -15,9 +15,9 @@ A later claim supersedes an earlier one when
    or the predicates name one attribute: the same verb or WordNet synonyms, a state
    class among the first senses of both (possession, social or stative), or one is a
    copula or a change of state (a goal, a replaced value, now/instead/again/back),
-   which carries over the attribute of the claim it changes — and a change that names
-   the value it gives up ("switched from Vim to VS Code") changes only a claim of that
-   value, not every claim about its anchor ("Ana lives in Munich");
+   which carries over the attribute of the claim it changes — except that a change
+   naming the value it gives up ("switched from Vim to VS Code") carries over no
+   attribute to a claim without that value ("Ana lives in Munich");
 5. when the only shared anchors are names and the values that differ are both
    subjects, the claims are about the values, not the anchor ("Ana lives in Berlin" /
    "Ben lives in Berlin"): nothing is replaced; and of a named anchor only names and
@@ -52,8 +52,9 @@ def supersedes(later: Claim, earlier: Claim, lexicon: Lexicon) -> str | None:
         if not new or not old:
             continue
         replaced = later.replaced_values(type_)
-        if replaced and not old & replaced:
-            continue  # a change that names what it gives up replaces only a claim of that
+        if replaced and not old & replaced and not same_attribute(
+                later, earlier, lexicon, carry_over=False):
+            continue  # a change that names what it gives up carries no other attribute
         if type_ not in SCALE_TYPES and not same_attribute(later, earlier, lexicon):
             continue
         if _about_the_values(later, earlier, shared, new, old):
@@ -76,11 +77,12 @@ def _named_as_replaced(later: Claim, earlier: Claim, shared: frozenset[str]) -> 
     return None
 
 
-def same_attribute(a: Claim, b: Claim, lexicon: Lexicon) -> bool:
-    """Whether two predicates name one attribute (rule 4 of the module docstring)."""
+def same_attribute(a: Claim, b: Claim, lexicon: Lexicon, *, carry_over: bool = True) -> bool:
+    """Whether two predicates name one attribute (rule 4 of the module docstring);
+    ``carry_over=False``: without a change of state carrying over the other's."""
     if a.predicate == b.predicate:
         return True
-    if "copula" in (a.verb_class, b.verb_class) or a.changes or b.changes:
+    if "copula" in (a.verb_class, b.verb_class) or (carry_over and (a.changes or b.changes)):
         return True
     if a.classes & b.classes & STATE_CLASSES:  # a sense of each in one state class
         return True

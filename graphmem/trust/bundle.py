@@ -4,10 +4,10 @@ quarantined or unverified; of two hits in conflict, the more credible comes firs
 
 The order rule among hits that contradict each other:
 - two claims of the same time (a dispute): the higher confidence first (RFC-0011 §5);
-- a later claim that superseded an earlier one (graphmem.retrieval.validity put the
-  current one first): stays first, unless it is quarantined or unverified and the claim
-  it replaced is not — an agent in quarantine cannot retire an established fact by
-  asserting a newer one.
+- a current claim and one that was replaced (graphmem.retrieval.validity put the current
+  one first): it stays first, unless it is quarantined or unverified and the replaced
+  one is not — an agent in quarantine cannot retire an established fact by asserting a
+  newer one.
 Only the two hits' places are exchanged; every other hit keeps its rank. A supersession
 counts as a rivalry whether or not the judge also saw a contradiction.
 """
@@ -71,6 +71,9 @@ def _before(a: Hit, b: Hit, view: NamespaceView) -> bool:
         return False
     doubtful_b = b.quarantined or b.epistemic == "unverified"
     doubtful_a = a.quarantined or a.epistemic == "unverified"
-    if rb.superseded_by == a.memory_id or ra.superseded_by == b.memory_id:
+    if rb.superseded_by == a.memory_id or ra.superseded_by == b.memory_id \
+            or (ra.valid_until is None) != (rb.valid_until is None):
+        # time decides between a current claim and a replaced one (even along a chain
+        # of replacements): trust only keeps a doubtful newcomer from winning
         return doubtful_b and not doubtful_a
     return (a.confidence or 0.0) > (b.confidence or 0.0) + 1e-9
