@@ -26,7 +26,7 @@ from graphmem.errors import Forbidden, InvalidInput
 from graphmem.models import check_identifier
 from graphmem.security import check_public_key
 from graphmem.trust.confidence import Event, Ledger, Resolution, from_log, replay
-from graphmem.trust.gate import Admission, AgentState, Gate, event
+from graphmem.trust.gate import AgentState, Gate, event, fresh_nonces
 from graphmem.trust.policy import (ADMIN_KINDS, TrustPolicy, check_domain,
                                    check_permission_name, check_score, level, parse_policy,
                                    policy_json, updated_policy)
@@ -88,10 +88,11 @@ class TrustAdmin:
     def replay(self, ns: str, profiles: Mapping[str, AgentState] | None = None) -> Ledger:
         """Confidence of every memory with events, from the log, with the trust in force
         (or ``profiles`` in place of the stored ones)."""
+        return self._replay(ns, {**self._agent_states(ns), **(profiles or {})})
+
+    def _replay(self, ns: str, stored: Mapping[str, AgentState]) -> Ledger:
+        """The replay with every agent's state given (none read here)."""
         policy = self.policy(ns)
-        stored = {r["id"]: AgentState.from_row(r["id"], {**r, "trusts": r["trusts"]})
-                  for r in self._store.read(self._queries["trust/all_profiles"], {"ns": ns})}
-        stored.update(profiles or {})
         view = self._views.synced(ns)
 
         def trust_of(agent: str, domain: str | None) -> float:
@@ -103,17 +104,19 @@ class TrustAdmin:
 
         return replay(self._replay_events(ns), policy, trust_of, domain_of)
 
+    def _agent_states(self, ns: str) -> dict[str, AgentState]:
+        rows = self._store.read(self._queries["trust/all_profiles"], {"ns": ns})
+        return {r["id"]: AgentState.from_row(r["id"], r) for r in rows}
+
     def _replay_events(self, ns: str) -> list[Event]:
         return from_log(self._store.read(self._queries["trust/replay_events"], {"ns": ns}))
 
     def _reevaluation(self, ns: str, profiles: Mapping[str, AgentState]) -> dict[str, Any]:
         """The rows a trust change rewrites: confidences that differ from the stored
         ones under a replay with ``profiles``, and the agents' session gains."""
-        ledger = self.replay(ns, profiles)
+        stored = {**self._agent_states(ns), **profiles}
+        ledger = self._replay(ns, stored)
         view = self._views.synced(ns)
-        stored = {r["id"]: AgentState.from_row(r["id"], r)
-                  for r in self._store.read(self._queries["trust/all_profiles"], {"ns": ns})}
-        stored.update(profiles)
         rows = []
         for mid, value in ledger.confidence.items():
             record = view.records.get(mid)
@@ -352,9 +355,7 @@ class TrustAdmin:
     def _nonces(self, actor: AgentState, nonce: str | None) -> list[dict[str, Any]]:
         if nonce is None:
             return []
-        counters = Admission(actor, TrustPolicy(), self._clock(), nonce).counters(
-            0, [], actor.session_key or "", actor.session_gain)
-        return [{"id": actor.id, "nonces": counters["nonces"]}]
+        return [{"id": actor.id, "nonces": fresh_nonces(actor, self._clock(), nonce)}]
 
 
 def _shown(value: Any) -> str:

@@ -90,10 +90,7 @@ class Admission:
         day = [t for t in self.agent.recent if t > self.now - DAY_MS]
         hour_entities = [e for e in self.agent.recent_entities
                          if int(e.split("|", 1)[0]) > self.now - HOUR_MS]
-        nonces = [n for n in self.agent.nonces
-                  if int(n.split("|", 1)[0]) > self.now - FRESHNESS_MS]
-        if self.nonce is not None:
-            nonces.append(f"{self.now}|{self.nonce}")
+        nonces = fresh_nonces(self.agent, self.now, self.nonce)
         governed = self.policy.governed  # open namespaces keep no counters
         return {"id": self.agent.id,
                 "recent": day + [self.now] * assertions if governed else day,
@@ -101,6 +98,12 @@ class Admission:
                 if governed else hour_entities,
                 "nonces": nonces, "session_key": session_key,
                 "session_gain": session_gain}
+
+
+def fresh_nonces(agent: AgentState, now: int, nonce: str | None) -> list[str]:
+    """The agent's accepted nonces still inside the freshness window, plus ``nonce``."""
+    kept = [n for n in agent.nonces if int(n.split("|", 1)[0]) > now - FRESHNESS_MS]
+    return kept + ([f"{now}|{nonce}"] if nonce is not None else [])
 
 
 class Gate:
