@@ -120,7 +120,8 @@ class NamespaceView:
         self.version = max([version, *(int(r["seq"]) for r in rows)])
 
     def upsert(self, row: Row) -> MemoryRecord:
-        """Add or refresh one memory from a ``changed_since`` row."""
+        """Add or refresh one memory from a ``changed_since`` row (a row without an
+        embedding leaves the vector this view holds: it did not change)."""
         mid = row["id"]
         record = self.records.get(mid)
         if record is None:

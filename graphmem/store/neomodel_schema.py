@@ -19,13 +19,13 @@ What neomodel (7.x) can and cannot say about our schema (graphmem/store/schema.p
   come from ``MemoryGraph.open`` (the schema steps), not from neomodel.
 - ``id`` is a neomodel internal, so the property is called ``identifier`` in Python
   and stored as ``id``; likewise ``OWNS.from`` is ``from_agent``.
-- The vector index on ``Memory.embedding`` and the full-text index on ``Memory.text``
-  are declared the same way graphmem creates them; neomodel would name them
-  ``vector_index_Memory_embedding`` / ``fulltext_index_Memory_text`` where graphmem says
-  ``memory_embedding`` / ``memory_text``. Running ``neomodel_install_labels`` on a
-  graphmem database therefore adds nothing (Neo4j reports the equivalent rule exists),
-  but neomodel's own vector and full-text filters look for its names; use graphmem's
-  recall for search.
+- The vector index on ``Memory.embedding`` is declared the same way graphmem creates
+  it; neomodel would name it ``vector_index_Memory_embedding`` where graphmem says
+  ``memory_embedding``. Running ``neomodel_install_labels`` on a graphmem database
+  therefore adds nothing (Neo4j reports the equivalent rule exists), but neomodel's own
+  vector filter looks for its name; use graphmem's recall for search. There is no
+  full-text index on ``Memory.text``: recall's text index lives in the process, and a
+  database one was re-indexed on every property update of a memory.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ try:
         ArrayProperty,
         BooleanProperty,
         FloatProperty,
-        FulltextIndex,
         IntegerProperty,
         RelationshipFrom,
         RelationshipTo,
@@ -98,7 +97,7 @@ class Agent(GraphmemNode):
 class Memory(GraphmemNode):
     """One memory (an atom, or several merged); ``variants`` keeps every wording."""
 
-    text = StringProperty(fulltext_index=FulltextIndex())
+    text = StringProperty()
     embedding = ArrayProperty(FloatProperty(), vector_index=VectorIndex(
         dimensions=EMBEDDING_DIMENSION, similarity_function="cosine"))
     kind = StringProperty()  # episodic, semantic, procedural, summary

@@ -24,7 +24,9 @@ class SchemaStep:
 STEPS: tuple[SchemaStep, ...] = (
     *(SchemaStep(f"unique_{label.lower()}_ns_id", "schema/unique_ns_id", label) for label in LABELS),
     SchemaStep("memory_embedding_vector", "schema/memory_embedding"),
-    SchemaStep("memory_text_fulltext", "schema/memory_text"),
+    # was "memory_text_fulltext": a full-text index on Memory.text that nothing read and
+    # every property update paid for; stores that have it drop it here
+    SchemaStep("memory_text_fulltext_dropped", "schema/drop_memory_text"),
     SchemaStep("memory_seq_range", "schema/memory_seq"),
 )
 SCHEMA_VERSION = len(STEPS)

@@ -70,3 +70,32 @@ def test_tracer_sees_every_query(graph):
     with graph.tracer(lambda q, p: seen.append((q, dict(p)))):
         graph.cypher("RETURN $x AS x", {"x": 1})
     assert seen == [("RETURN $x AS x", {"x": 1})]
+
+
+def _memory_indexes(graph) -> set[str]:
+    """The kinds of index on Memory properties, as the backend lists them."""
+    if graph._store.capabilities.backend == "falkordb":
+        rows = graph.cypher("CALL db.indexes() YIELD label, types WHERE label = 'Memory' "
+                            "RETURN types")
+        return {kind for row in rows for kinds in row["types"].values() for kind in kinds}
+    rows = graph.cypher("SHOW INDEXES YIELD type, labelsOrTypes "
+                        "WHERE 'Memory' IN labelsOrTypes RETURN type")
+    return {row["type"] for row in rows}
+
+
+def test_no_full_text_index_on_memories(graph):
+    """Nothing reads one, and every property update of a memory would re-index its text."""
+    assert not {"FULLTEXT"} & _memory_indexes(graph)
+
+
+def test_a_store_made_with_the_full_text_index_drops_it(graph):
+    store = graph._store
+    store.write("MATCH (s:GraphmemSchema {name: 'memory_text_fulltext_dropped'}) DELETE s")
+    if store.capabilities.backend == "falkordb":
+        store.write("CALL db.idx.fulltext.createNodeIndex('Memory', 'text')")
+    else:
+        store.write("CREATE FULLTEXT INDEX memory_text IF NOT EXISTS "
+                    "FOR (m:Memory) ON EACH [m.text]")
+    assert "FULLTEXT" in _memory_indexes(graph)
+    assert store.ensure_schema() == ["memory_text_fulltext_dropped"]
+    assert "FULLTEXT" not in _memory_indexes(graph)

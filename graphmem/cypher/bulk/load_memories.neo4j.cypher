@@ -4,7 +4,7 @@ UNWIND $rows AS m
 CREATE (x:Memory {ns: $ns, id: m.id})
 SET x.text = m.text, x.variants = [m.text], x.asserted_by = m.owners[0..1], x.t = m.t,
     x.recorded_at = m.t, x.kind = 'episodic', x.forgotten = false, x.pinned = false,
-    x.seq = $seq, x.embedding = m.embedding
+    x.seq = $seq, x.embedding = m.embedding, x.vseq = $seq
 WITH x, m
 UNWIND m.owners AS owner
 MATCH (a:Agent {ns: $ns, id: owner})

@@ -10,7 +10,7 @@ WITH n
 CREATE (f:Memory {ns: $ns, id: $new})
 SET f.text = $text, f.variants = $variants, f.asserted_by = $asserted_by, f.kind = 'semantic',
     f.t = $t, f.recorded_at = $now, f.forgotten = false, f.pinned = false, f.seq = $seq,
-    f.pos = 0, f.embedding = $embedding
+    f.pos = 0, f.embedding = $embedding, f.vseq = $seq
 WITH n, f
 UNWIND $sources AS source
 MATCH (s:Memory {ns: $ns, id: source})

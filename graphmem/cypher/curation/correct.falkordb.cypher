@@ -11,7 +11,7 @@ CREATE (new:Memory {ns: $ns, id: $new})
 SET new.text = $text, new.variants = [$text], new.asserted_by = [$by], new.kind = old.kind,
     new.t = old.t, new.recorded_at = $now, new.place = old.place, new.domain = old.domain,
     new.forgotten = false, new.pinned = coalesce(old.pinned, false), new.seq = $seq,
-    new.pos = 0, new.embedding = vecf32($embedding)
+    new.pos = 0, new.embedding = vecf32($embedding), new.vseq = $seq
 SET old.valid_until = $now, old.superseded_by = $new, old.seq = $seq
 CREATE (new)-[:CORRECTS {by: $by, at: $now}]->(old)
 WITH n, old, new

@@ -16,7 +16,7 @@ CREATE (d:Deposit {ns: $ns, id: $deposit.id})
 SET d += $deposit
 FOREACH (m IN $new |
   CREATE (x:Memory {ns: $ns, id: m.id})
-  SET x += m.props, x.seq = $seq, x.embedding = m.embedding)
+  SET x += m.props, x.seq = $seq, x.embedding = m.embedding, x.vseq = $seq)
 FOREACH (u IN $updates |
   MERGE (x:Memory {ns: $ns, id: u.id})
   SET x.text = u.text, x.variants = u.variants, x.asserted_by = u.asserted_by, x.seq = $seq)

@@ -4,6 +4,9 @@
 // share its seq and are told apart by pos), so that every reader numbers them alike.
 // Each owner comes with the deposit it learned the memory from, and each deposit with
 // its context: an owner may search only the context of its own deposit.
+// The embedding comes only if it was written after $since (m.vseq; a memory without
+// one always sends it): a pass that re-scores or prunes every memory would otherwise
+// re-send 384 floats per memory, most of a catch-up's cost.
 MATCH (m:Memory {ns: $ns})
 WHERE m.seq > $since
 OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
@@ -17,7 +20,8 @@ OPTIONAL MATCH (m)-[:CONTRADICTS]-(c:Memory)
 WITH m, owners, vias, owner_deposits, deposits, affiliated,
      collect(DISTINCT c.id) AS conflicts
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
-RETURN m.id AS id, m.text AS text, m.embedding AS embedding, m.seq AS seq, m.t AS t,
+RETURN m.id AS id, m.text AS text,
+       CASE WHEN m.vseq IS NULL OR m.vseq > $since THEN m.embedding END AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
        m.context AS context, m.valid_until AS valid_until, m.superseded_by AS superseded_by,
        m.forgotten AS forgotten, m.deleted AS deleted, m.pinned AS pinned,

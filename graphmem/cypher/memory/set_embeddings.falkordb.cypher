@@ -6,5 +6,6 @@ SET n.version = $seq
 WITH n
 UNWIND $rows AS row
 MATCH (m:Memory {ns: $ns, id: row.id})
-SET m.embedding = vecf32(row.embedding), m.seq = $seq
+REMOVE m.embedding  // a SET over a stored vector is applied only sometimes: docs/falkordb-vector-update.md
+SET m.embedding = vecf32(row.embedding), m.vseq = $seq, m.seq = $seq
 RETURN count(m) AS updated

@@ -10,5 +10,5 @@ REMOVE n._lock
 WITH n
 UNWIND $rows AS row
 MATCH (m:Memory {ns: $ns, id: row.id})
-SET m.embedding = row.embedding, m.seq = $seq
+SET m.embedding = row.embedding, m.vseq = $seq, m.seq = $seq
 RETURN count(m) AS updated

@@ -13,7 +13,7 @@ CREATE (r:Memory {ns: $ns, id: $restored})
 SET r.text = $atom, r.variants = [$atom], r.asserted_by = $restored_asserted_by,
     r.kind = m.kind, r.t = m.t, r.recorded_at = $now, r.place = m.place,
     r.domain = m.domain, r.forgotten = false, r.pinned = false, r.seq = $seq,
-    r.embedding = vecf32($embedding)
+    r.embedding = vecf32($embedding), r.vseq = $seq
 FOREACH (p IN $moves |
   MERGE (a:Agent {ns: $ns, id: p.agent})
   MERGE (a)-[o:OWNS]->(r)

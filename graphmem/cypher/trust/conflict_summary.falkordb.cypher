@@ -13,7 +13,7 @@ CREATE (s:Memory {ns: $ns, id: $id})
 SET s.text = $text, s.variants = [$text], s.asserted_by = [], s.kind = 'summary',
     s.t = $at, s.recorded_at = $at, s.salience = $salience, s.salience_tags = ['conflict'],
     s.forgotten = false, s.pinned = false, s.seq = $seq, s.pos = 0, s.domain = $domain,
-    s.confidence = 1.0, s.embedding = vecf32($embedding)
+    s.confidence = 1.0, s.embedding = vecf32($embedding), s.vseq = $seq
 SET r.summary = $id
 CREATE (s)-[:SUMMARISES]->(a), (s)-[:SUMMARISES]->(b)
 WITH n, s

@@ -14,7 +14,7 @@ FOREACH (g IN $agents |
   SET a.kind = g.kind, a.name = g.name, a.federated_from = $node, a.original_id = g.original)
 FOREACH (m IN $memories |
   MERGE (x:Memory {ns: $ns, id: m.id})
-  SET x += m.props, x.seq = $seq, x.embedding = m.embedding)
+  SET x += m.props, x.seq = $seq, x.embedding = m.embedding, x.vseq = $seq)
 FOREACH (o IN $owns |
   MERGE (a:Agent {ns: $ns, id: o.agent})
   MERGE (x:Memory {ns: $ns, id: o.memory})

@@ -3,6 +3,7 @@
 MATCH (n:Namespace {ns: $ns, id: $ns})
 WHERE n.version = $expected
 MATCH (:Agent {ns: $ns, id: $agent})-[:OWNS]->(m:Memory {ns: $ns, id: $memory})
+REMOVE m.embedding  // a SET over a stored vector is applied only sometimes: docs/falkordb-vector-update.md
 SET n.version = $seq, m.seq = $seq, m.text = $text,
-    m.variants = coalesce(m.variants, []) + [$text], m.embedding = vecf32($embedding)
+    m.variants = coalesce(m.variants, []) + [$text], m.embedding = vecf32($embedding), m.vseq = $seq
 RETURN m.id AS id

@@ -4,5 +4,5 @@ MATCH (n:Namespace {ns: $ns, id: $ns})
 WHERE n.version = $expected
 MATCH (:Agent {ns: $ns, id: $agent})-[:OWNS]->(m:Memory {ns: $ns, id: $memory})
 SET n.version = $seq, m.seq = $seq, m.text = $text,
-    m.variants = coalesce(m.variants, []) + [$text], m.embedding = $embedding
+    m.variants = coalesce(m.variants, []) + [$text], m.embedding = $embedding, m.vseq = $seq
 RETURN m.id AS id

@@ -1,1 +1,0 @@
-CALL db.idx.fulltext.createNodeIndex('Memory', 'text')
