@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Callable
 
 from graphmem import view_snapshot
 from graphmem.queries import Queries
@@ -70,11 +71,15 @@ class Views:
                               row.get("trust_policy"))
 
     def guarded(self, ns: str, query: str, params: dict, *, sync: bool = True,
-                attempts: int = 60) -> list:
+                attempts: int = 60,
+                local: Callable[[NamespaceView, int, list], None] | None = None) -> list:
         """Run the named statement ``query`` guarded by the namespace version (it takes
         ns, expected, seq, now besides ``params``), retrying while other writers move
         the version; returns its rows. ``sync=False`` leaves catching the view up to the
-        caller (a bulk rewrite that drops it after)."""
+        caller (a bulk rewrite that drops it after). ``local(view, seq, rows)``, if
+        given, applies the statement's change to a view that was current before it (the
+        guard proves nothing else was written in between), instead of reading back every
+        memory it touched; a view that was behind is caught up as usual."""
         def attempt(n: int) -> list | None:
             state = self.state(ns)
             version = state.version if state else 0
@@ -84,11 +89,23 @@ class Views:
             if not rows:
                 return None
             self.store.note_version(ns, version + 1)
+            if local is not None and self._apply_locally(ns, version, rows, local):
+                return rows
             if sync:
                 self.synced(ns)
             return rows
 
         return retry_moved_version(attempt, attempts=attempts, backoff_ms=2.0, what=query)
+
+    def _apply_locally(self, ns: str, version: int, rows: list,
+                       local: Callable[[NamespaceView, int, list], None]) -> bool:
+        with self._lock:
+            view = self._views.get(ns)
+            if view is None or view.version != version:
+                return False
+            local(view, version + 1, rows)
+            view.version = version + 1
+            return True
 
     def forget_namespace(self, ns: str) -> None:
         """Drop what this handle cached of ``ns`` (after it was deleted or rebuilt)."""

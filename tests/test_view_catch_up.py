@@ -13,7 +13,7 @@ NS = "catch-up"
 FACTS = ["Ana lives in Berlin.", "Ben repaired the blue bicycle.", "Chloe sold the old map.",
          "Dmitri found the spare key at the station.", "Esra painted the bakery door."]
 ACTS = st.lists(st.tuples(st.sampled_from(["pin", "forget", "unforget", "correct", "reembed",
-                                           "remember"]),
+                                           "remember", "maintain"]),
                           st.integers(0, 4)), min_size=1, max_size=5)
 
 
@@ -48,6 +48,9 @@ def _act(graph, act: str, i: int) -> None:
         graph._curator.run(NS, "memory/set_embeddings",
                            {"rows": [{"id": target, "embedding": [float(x) for x in vector]}]},
                            sync=False)
+    elif act == "maintain":  # prunes (and may promote) many memories in one write each
+        graph.set_decay(ns=NS, threshold=0.2 * i)
+        graph.maintain(ns=NS)
     else:
         graph.remember("ana", f"Memory number {i} is about the harbour.", ns=NS)
 
@@ -63,6 +66,20 @@ def test_a_pass_that_changes_no_vector_sends_none(graph):
     assert all(row["embedding"] is None for row in rows)
     everything = graph.query("memory/changed_since", {"ns": NS, "since": 0})
     assert all(row["embedding"] is not None for row in everything)
+
+
+def test_maintenance_applies_its_prunes_to_the_view_it_holds(graph):
+    for fact in FACTS:
+        graph.remember("ana", fact, ns=NS)
+    graph.pin(sorted(graph._views.synced(NS).records)[0], by="person", ns=NS)
+    kept = graph._views.synced(NS)
+    graph.set_decay(ns=NS, threshold=0.99)
+    report = graph.maintain(ns=NS)
+    assert report["pruned"], "a threshold of 0.99 prunes every unpinned memory"
+    kept = graph._views.synced(NS)
+    assert {m for m, r in kept.records.items() if r.forgotten} >= set(report["pruned"]) - {
+        m for m, r in kept.records.items() if r.pinned}
+    _same(kept, _fresh(graph))
 
 
 def test_a_new_vector_reaches_a_view_that_holds_the_old_one(graph):

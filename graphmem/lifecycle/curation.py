@@ -50,8 +50,20 @@ class Curator:
 
     def forget_many(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str) -> None:
         """Forget many memories in one write (maintenance's pruning); pinned ones stay."""
-        self._guarded(ns, "curation/forget_many", {"memories": list(memory_ids), "by": by,
-                                                   "op": op})
+        ids = list(memory_ids)
+
+        def local(view, seq: int, rows: list) -> None:
+            view.apply([m for m in ids if m in view.records and not view.records[m].pinned],
+                       seq, forgotten=True)
+
+        self._views.guarded(ns, "curation/forget_many", {"memories": ids, "by": by, "op": op},
+                            local=local)
+
+    def promote(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str) -> None:
+        """Make episodes semantic facts in one write (maintenance's promotion)."""
+        ids = list(memory_ids)
+        self._views.guarded(ns, "lifecycle/promote", {"memories": ids, "by": by, "op": op},
+                            local=lambda view, seq, rows: view.apply(ids, seq, kind="semantic"))
 
     def delete(self, memory_id: str, *, by: str, ns: str) -> None:
         self._act("curation/delete", "delete", memory_id, by, ns, {})

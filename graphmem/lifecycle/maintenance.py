@@ -76,8 +76,7 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
                     {"ns": ns, "rows": strengths, "now": now})
     report.promoted = promotions(view, settings)
     if report.promoted:
-        curator.run(ns, "lifecycle/promote", {"memories": report.promoted, "by": MAINTENANCE,
-                                              "op": new_id("op")})
+        curator.promote(report.promoted, by=MAINTENANCE, ns=ns, op=new_id("op"))
     groups, pruned = plan_maintenance(view, scores, settings)
     promoted = set(report.promoted)
     groups = [g for g in groups if not promoted & set(g)]
