@@ -10,6 +10,9 @@ question                        nothing is claimed
 verb.communication              an utterance (event), unless its goal is a value on a
                                 scale ("revised to $70,000")
 passive, not in the past        state (resultative): "is scheduled for", "is led by"
+past, its object counted        event: "hired 12 engineers", "paid $50", "shipped 40
+(a number or an amount; not a   crates to the depot" (what was moved or paid, not a
+verb of having)                 value given to a thing)
 verb.stative / .possession /    state: lives in, owns, belongs to, leads, works at, holds
 .social (WordNet lexicographer
 class of the verb, the most
@@ -20,8 +23,10 @@ verb.change / .motion           a change of state when it has a goal, a source o
 a way to put (WordNet           a caused change of state: "put Maya in charge of X",
 troponym) with an object placed "set the vase on the shelf" (not "hit Jerry on the
 in/on/to something              head": hitting is no way of putting)
-a goal that is a value on a     state: "pushed to May 5", "cut to 4 people"
-scale (time, money, number)
+a goal that is a value on a     state: "pushed to May 5", "cut to 4 people", "staffed
+scale (time, money, number)     the desk with 5 people" (with: only given to an object);
+                                a time on/at/in an action without an object is when it
+                                happened ("ran 10 km on Sunday"), not a goal
 a way to choose or decide       state: "the team picked Vercel", "we chose X" (WordNet
                                 troponyms of choose / decide): the choice holds
 any other class, not past       state (habitual or ongoing): "we use Postgres",
@@ -55,6 +60,10 @@ Kind = Literal["state", "event", "utterance", "none"]
 STATE_CLASSES = frozenset({"stative", "possession", "social"})
 CHANGE_CLASSES = frozenset({"change", "motion"})
 COPULAS = frozenset({"be", "become", "remain", "stay", "seem"})
+#: verbs of having: a count they take is the state itself ("we had 9 people on the team")
+HAVING = frozenset({"have", "own", "possess", "hold", "keep", "contain", "cost"})
+#: prepositions of a time that says when an action happened ("ran on Sunday")
+WHEN_PREPS = frozenset({"on", "at", "in"})
 #: prepositions that mark where a change of state ends or starts
 GOAL_PREPS = frozenset({"to", "into", "onto", "from", "for", "as", "on", "at"})
 #: where a verb of putting puts its object ("put Maya in charge", "set the vase on the
@@ -196,14 +205,21 @@ def read_claim(doc, lexicon: Lexicon, names: dict[int, str] | None = None) -> Cl
         lemma = f"{lemma}_{particle}"  # a phrasal verb WordNet knows: take_over, set_aside
     copula = lemma in COPULAS or head.pos_ == "AUX"
     klass = "copula" if copula else verb_class(lemma, lexicon)
-    goals = {p.role for p in people} & GOAL_PREPS
-    scale_goal = any(p.type in SCALE_TYPES and p.role in GOAL_PREPS for p in people)
+    caused = any(p.role == "obj" for p in people)
+    # "ran 10 km on Sunday": a time on/at/in an action without an object says when it
+    # happened, not where a change ends
+    aimed = [p for p in people if caused or not (p.type == "time" and p.role in WHEN_PREPS)]
+    goals = {p.role for p in aimed} & GOAL_PREPS
+    scale_goal = any(p.type in SCALE_TYPES and (p.role in GOAL_PREPS or (
+        caused and p.role == "with")) for p in aimed)  # "staffed the desk with 5 people"
     changes = bool(adverbs & CHANGE_ADVERBS) or (klass in CHANGE_CLASSES and bool(goals)) \
         or any(p.replaced for p in people)
-    caused = any(p.role == "obj" for p in people)
+    counted = not copula and lemma not in HAVING and any(
+        p.role == "obj" and p.type in ("number", "money") for p in people)
     kind, why = _kind(klass, head, copula=copula, goals=goals,
                       roles={p.role for p in people}, scale_goal=scale_goal,
                       back=bool(adverbs & {"back", "again"}), caused=caused,
+                      counted=counted,
                       decision=not copula and any(lexicon.verb_is_a(lemma, root)
                                                   for root in DECIDING),
                       placing=not copula and lexicon.verb_is_a(lemma, "put"))
@@ -212,7 +228,7 @@ def read_claim(doc, lexicon: Lexicon, names: dict[int, str] | None = None) -> Cl
 
 
 def _kind(klass: str, head, *, copula: bool, goals: set[str], roles: set[str],
-          scale_goal: bool, back: bool, caused: bool, decision: bool,
+          scale_goal: bool, back: bool, caused: bool, counted: bool, decision: bool,
           placing: bool) -> tuple[Kind, str]:
     """State, event or utterance, and why (the table of the module docstring)."""
     if copula:
@@ -221,6 +237,8 @@ def _kind(klass: str, head, *, copula: bool, goals: set[str], roles: set[str],
         return "utterance", "verb.communication"
     if _passive(head) and not _past(head):
         return "state", "passive, not past (resultative)"
+    if counted and _past(head):
+        return "event", "a past action on a counted object: it happened"
     if klass in STATE_CLASSES:
         return "state", f"verb.{klass}"
     if klass in CHANGE_CLASSES and (goals or back):

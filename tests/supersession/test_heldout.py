@@ -13,7 +13,10 @@ from graphmem.supersession import supersedes
 
 HERE = Path(__file__).parent
 #: file -> (precision, recall) floors: the first measurement of each file, rounded down
-FLOORS = {"heldout_pairs.tsv": (0.82, 0.73), "heldout_pairs_2.tsv": (0.88, 0.53)}
+FLOORS = {"heldout_pairs.tsv": (0.82, 0.73), "heldout_pairs_2.tsv": (0.88, 0.53),
+          # set 3 shaped the counted-object and setting rules (see its header): a guard
+          # only; set 4 was written after them and measured once
+          "heldout_pairs_3.tsv": (1.0, 0.91), "heldout_pairs_4.tsv": (1.0, 0.9)}
 
 
 def read_pairs(path: Path) -> list[tuple[str, str, bool]]:
