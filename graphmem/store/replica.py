@@ -17,11 +17,16 @@ caught up from it is a consistent state of some earlier version, never a mix. Wh
 replica lacks is freshness. So after every write this store notes the primary's
 replication offset (its bookmark); before the next read it waits until the replica's
 offset has reached it (``max_lag_s``, default 2 s), else reads that one from the primary
-and logs why. Hence a handle always reads its own writes, and also every write the
+and logs why (and bookmarks what that read may have shown). Hence a handle always
+reads its own writes, its reads never go back in time, and it sees every write the
 primary had applied when its last write returned: after a guarded write that found the
 namespace moved (another instance wrote), the retry reads a version at least that new,
 and converges as it does against one server. The guard itself is evaluated by the
 primary, inside the write statement, so a plan made on a stale view can never land.
+
+``read_uri`` must name one replica, not a pool behind a load balancer: two replicas at
+different offsets could answer one catch-up's two reads (the version, then what changed
+up to it) from different points in time. Give each instance its own replica instead.
 
 Reads by a handle that has not written lag the primary by the replication delay (well
 under a millisecond on one machine, measured in ``benchmarks/replica_bench.py``).
@@ -35,7 +40,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from graphmem.errors import ConfigError, StoreUnavailable
 from graphmem.settings import StoreSettings
@@ -46,6 +51,8 @@ from graphmem.store.uri import Target, parse_uri
 log = logging.getLogger(__name__)
 
 __all__ = ["ReadStats", "ReplicatedStore", "open_replicated"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -150,13 +157,23 @@ class ReplicatedStore:
     # -- reads: the replica, once it holds this handle's writes ------------------------
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
-        return self._reader().read(query, params)
+        return self._read(lambda store: store.read(query, params))
 
     def schema_steps(self) -> list[str]:
-        return self._reader().schema_steps()
+        return self._read(lambda store: store.schema_steps())
 
     def noted_versions(self) -> dict[str, int]:
-        return self._reader().noted_versions()
+        return self._read(lambda store: store.noted_versions())
+
+    def _read(self, run: Callable[[FalkorDBStore], T]) -> T:
+        store = self._reader()
+        try:
+            return run(store)
+        finally:
+            if store is self.primary:
+                # what the primary showed may be newer than the bookmark: the next read
+                # from the replica must not show less (a view would keep a hole)
+                self._mark()
 
     def _reader(self) -> FalkorDBStore:
         if self._reached >= self._bookmark:

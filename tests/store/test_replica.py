@@ -44,8 +44,14 @@ def memories(g: MemoryGraph, ns: str) -> list[tuple[str, list[str]]]:
     return [(r["text"], sorted(r["owners"])) for r in rows]
 
 
-def view_order(g: MemoryGraph, ns: str) -> list[str]:
-    return list(g._views.synced(ns)._ids)
+def view_of(g: MemoryGraph, ns: str) -> tuple[int, list[tuple]]:
+    """The view's version and every memory it holds, as the store wrote it. (Not its row
+    order: a view numbers a memory when it first reads it, so a view that caught up
+    step by step and one that read a merged memory later number them differently.)"""
+    view = g._views.synced(ns)
+    return view.version, sorted((r.id, r.text, r.seq, sorted(r.owners.items()),
+                                 sorted(r.affiliated), r.variants)
+                                for r in view.records.values())
 
 
 @pytest.fixture
@@ -73,8 +79,8 @@ def test_a_memory_written_through_the_primary_is_recalled_from_the_replica(handl
     hits = reader.recall("ana", "Where is the spare key?", ns=ns, k=3)
     assert hits and hits[0].text == "The spare key is under the blue flowerpot."
     assert store.stats.replica > before and store.stats.primary == 0
-    # the view read from the replica is the writer's, memory for memory, in one order
-    assert view_order(reader, ns) == view_order(writer, ns)
+    # the view read from the replica is the writer's, memory for memory
+    assert view_of(reader, ns) == view_of(writer, ns)
     assert memories(reader, ns) == memories(writer, ns)
 
 
@@ -130,7 +136,7 @@ def test_another_handles_write_is_seen_once_the_replica_has_it(handles, pair):
         assert reader._views.synced(ns).version == version
     texts = {h.text for h in reader.recall("ana", "tide table error", ns=ns, k=5)}
     assert "The tide table has an error on page two." in texts
-    assert view_order(reader, ns) == view_order(writer, ns)
+    assert view_of(reader, ns) == view_of(writer, ns)
 
 
 def test_a_replica_too_far_behind_sends_the_read_to_the_primary(handles, pair):
@@ -144,6 +150,9 @@ def test_a_replica_too_far_behind_sends_the_read_to_the_primary(handles, pair):
         hits = reader.recall("ana", "What was replaced?", ns=ns, k=1)
         assert hits[0].text == "The lighthouse lamp was replaced."
         assert store.stats.primary > before
+        # and what the primary showed is bookmarked: the replica must reach it to answer
+        with pair[0].client() as c:
+            assert store._bookmark == c.info("replication")["master_repl_offset"]
 
 
 def test_concurrent_writers_reading_from_the_replica_lose_and_duplicate_nothing(handles, pair):
@@ -170,8 +179,8 @@ def test_concurrent_writers_reading_from_the_replica_lose_and_duplicate_nothing(
     stored = memories(writer, ns)
     assert [text for text, _ in stored] == sorted(facts)  # one memory per fact
     assert all(owners == ["ana", "ben", "cal"] for _, owners in stored)  # no owner lost
-    order = view_order(writer, ns)
-    assert view_order(reader_a, ns) == order and view_order(reader_b, ns) == order
+    seen = view_of(writer, ns)
+    assert view_of(reader_a, ns) == seen and view_of(reader_b, ns) == seen
     assert memories(reader_a, ns) == stored
 
 
@@ -196,7 +205,23 @@ def test_a_snapshot_holds_across_primary_and_replica(handles, pair, tmp_path, mo
         hits = fresh.recall("ben", "Which buoy drifted?", ns=ns, k=1)
         assert hits[0].text == "Buoy 9 drifted off its mooring."
         assert fresh._views._saved_rows.get(ns) == 5  # it was restored, not read whole
-        assert view_order(fresh, ns) == view_order(writer, ns)
+        assert view_of(fresh, ns) == view_of(writer, ns)
+
+
+def test_a_snapshot_newer_than_the_replica_is_not_used(handles, pair, tmp_path, monkeypatch):
+    writer, _, _ = handles
+    ns = f"{NS}-ahead"
+    monkeypatch.setenv("GRAPHMEM_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
+    writer.remember("ana", "Buoy 1 was repainted red.", ns=ns)
+    caught_up(pair[0])
+    with MemoryGraph.open(uri=pair[0].uri, read_uri=pair[1].uri,
+                          embedder=writer.embedder) as fresh, detached(pair):
+        writer.remember("ana", "Buoy 2 was repainted red.", ns=ns)  # the replica lacks it
+        view_snapshot.keep(writer._store, writer._queries, writer._views.synced(ns),
+                           writer._views.text_index(ns))
+        texts = [h.text for h in fresh.recall("ana", "Which buoy was repainted?", ns=ns, k=5)]
+        assert texts == ["Buoy 1 was repainted red."]  # the replica's state, whole
+        assert ns not in fresh._views._saved_rows  # the snapshot from its future: unused
 
 
 def test_a_snapshot_of_another_store_is_not_used_through_a_replica(handles, pair, tmp_path,
