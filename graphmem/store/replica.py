@@ -38,6 +38,7 @@ Owns only the routing; imports the FalkorDB adapter, the settings and the error 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
@@ -122,6 +123,7 @@ class ReplicatedStore:
         self.stats = ReadStats()
         self._bookmark = 0  # the primary's replication offset after this handle's last write
         self._reached = 0  # an offset the replica is known to have applied
+        self._offsets = threading.Lock()  # threads of one handle must not lower the bookmark
         self._check_follows(link_timeout_s)
 
     # -- writes: the primary --------------------------------------------------------
@@ -204,7 +206,8 @@ class ReplicatedStore:
             info = _info(self.primary)
         except StoreUnavailable:
             return  # the write's own error (if any) says what happened
-        self._bookmark = max(self._bookmark, int(info.get("master_repl_offset", 0)))
+        with self._offsets:
+            self._bookmark = max(self._bookmark, int(info.get("master_repl_offset", 0)))
 
     def _replica_offset(self) -> int:
         info = _info(self.replica)
