@@ -27,6 +27,8 @@ class StoreSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     uri: str | None = None
+    #: a replica of the FalkorDB server ``uri`` names, for reads (graphmem.store.replica)
+    read_uri: str | None = None
     data_dir: Path = Path(DEFAULT_DATA_DIR)
     user: str | None = None
     password: str | None = None
@@ -43,6 +45,7 @@ class StoreSettings(BaseModel):
         env = os.environ
         values: dict[str, object] = {
             "uri": env.get("GRAPHMEM_URI") or None,
+            "read_uri": env.get("GRAPHMEM_READ_URI") or None,
             "data_dir": env.get("GRAPHMEM_DATA") or DEFAULT_DATA_DIR,
             "user": env.get("GRAPHMEM_USER") or None,
             "password": env.get("GRAPHMEM_PASSWORD") or None,

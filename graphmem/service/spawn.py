@@ -40,17 +40,25 @@ def serve_command(*args: str) -> list[str]:
 @contextmanager
 def spawned_service(data_dir: str | os.PathLike, *, token_file: str | os.PathLike | None = None,
                     extra: tuple[str, ...] = (), start_timeout: float = 180.0,
-                    env: dict[str, str] | None = None) -> Iterator[SpawnedService]:
-    """``graphmem serve`` on the embedded store in ``data_dir``, until the block ends."""
+                    env: dict[str, str] | None = None,
+                    uri: str | None = None,
+                    read_uri: str | None = None) -> Iterator[SpawnedService]:
+    """``graphmem serve`` on the embedded store in ``data_dir`` (or on the store ``uri``
+    names, reading from its replica ``read_uri`` if given; ``data_dir`` then holds only
+    the token and the log), until the block ends."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     token_file = Path(token_file or data_dir / "service.token")
     log_file = data_dir.parent / f"{data_dir.name}-serve.log"
     child_env = {k: v for k, v in (env or os.environ).items()
-                 if k not in ("GRAPHMEM_TOKEN", "GRAPHMEM_SERVER", "GRAPHMEM_URI")}
+                 if k not in ("GRAPHMEM_TOKEN", "GRAPHMEM_SERVER", "GRAPHMEM_URI",
+                              "GRAPHMEM_READ_URI")}
+    if read_uri:
+        child_env["GRAPHMEM_READ_URI"] = read_uri
     with open(log_file, "w") as log:  # a file, not a pipe: a full pipe would block the child
         process = subprocess.Popen(
-            serve_command("--data-dir", str(data_dir), "serve", "--port", "0",
+            serve_command(*(("--uri", uri) if uri else ()), "--data-dir", str(data_dir),
+                          "serve", "--port", "0",
                           "--token-file", str(token_file), *extra),
             stdout=subprocess.PIPE, stderr=log, text=True, env=child_env)
         try:

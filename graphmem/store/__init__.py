@@ -6,6 +6,7 @@ from graphmem.settings import StoreSettings
 from graphmem.store.base import Capabilities, Row, Statement, Store
 from graphmem.store.embedded import EmbeddedServer
 from graphmem.store.falkordb import FalkorDBStore
+from graphmem.store.replica import open_replicated
 from graphmem.store.uri import Target, parse_uri
 
 __all__ = ["Capabilities", "Row", "Statement", "Store", "Target", "open_store", "parse_uri"]
@@ -13,6 +14,8 @@ __all__ = ["Capabilities", "Row", "Statement", "Store", "Target", "open_store", 
 
 def open_store(settings: StoreSettings) -> Store:
     """Open (and for the embedded backend, start) the store the settings name."""
+    if settings.read_uri:  # writes to the primary ``uri``, reads from its replica
+        return open_replicated(settings)
     target = parse_uri(settings.uri)
     if target.backend == "neo4j":
         # the Neo4j driver loads only for the optional server backend

@@ -254,6 +254,14 @@ class FalkorDBStore(TracerMixin):
             time.sleep(0.05)
         raise StoreError(f"the uniqueness constraint on :{label} did not become operational")
 
+    def replication(self) -> dict[str, Any]:
+        """The server's ``INFO replication`` (role, offsets, link): what reading from a
+        replica needs (``graphmem.store.replica``)."""
+        try:
+            return self._db.connection.info("replication")
+        except redis.RedisError as exc:
+            raise translate(exc, "INFO replication", self._where, self._server) from exc
+
     # -- lifecycle ----------------------------------------------------------------
 
     def close(self) -> None:

@@ -2,7 +2,10 @@
 
 ``read`` runs in a READ access-mode transaction, so the server itself refuses a write
 there; ``write`` is one managed write transaction; ``transaction`` runs its statements in
-one explicit transaction that is rolled back whole on any failure. Managed transactions
+one explicit transaction that is rolled back whole on any failure. Every session of a
+store shares one bookmark manager, so on a cluster (``neo4j://`` routes reads to
+followers and read replicas) a read always sees this store's earlier writes (causal
+consistency; see docs/scaling-out.md). Managed transactions
 are retried by the driver on transient errors (deadlocks, leader switches); each retry
 starts from scratch, so a retried write is never applied twice. Driver errors are
 translated at this boundary into graphmem's (see ``translate``); values come back plain,
@@ -140,6 +143,9 @@ class Neo4jStore(TracerMixin):
                 max_transaction_retry_time=max_retry_s, user_agent="graphmem")
         except (ValueError, nx.ConfigurationError) as exc:
             raise ConfigError(f"the neo4j driver cannot use {self._where}: {exc}") from exc
+        # sessions are short (one per call): without shared bookmarks a cluster could
+        # route a read to a member that has not applied this store's last write
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         try:
             self.capabilities = self._detect_capabilities()
         except BaseException:
@@ -184,8 +190,8 @@ class Neo4jStore(TracerMixin):
     def _execute(self, mode: str, query: str, work: Callable[..., Any], *args: Any) -> Any:
         """Run ``work(tx, *args)`` in one managed transaction; ``query`` names it in errors."""
         try:
-            with self._driver.session(database=self._database,
-                                      default_access_mode=mode) as session:
+            with self._driver.session(database=self._database, default_access_mode=mode,
+                                      bookmark_manager=self._bookmarks) as session:
                 run = session.execute_read if mode == neo4j.READ_ACCESS else session.execute_write
                 return run(work, *args)
         except Exception as exc:  # noqa: BLE001 - every driver error is translated
