@@ -24,7 +24,7 @@ from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.summarise import LLMSummariser, central_statement
 from graphmem.lifecycle.decay import utilities
-from graphmem.lifecycle.maintenance import decay_settings, task_vectors
+from graphmem.lifecycle.maintenance import decay_settings, scoring_clock, task_vectors
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -316,7 +316,10 @@ class MemoryGraph(Curating, Governance):
         settings = decay_settings(self._store, self._queries, ns)
         tasks = {a: v for a, v in task_vectors(self._store, self._queries, ns,
                                                 self._embedder.embed).items() if a == agent}
-        scores = utilities(view, [h.memory_id for h in hits], tasks, settings, now_ms())
+        ids = [h.memory_id for h in hits]
+        now, learned = scoring_clock(self._store, self._queries, ns, ids, settings,
+                                     None if self._clock is now_ms else self._clock())
+        scores = utilities(view, ids, tasks, settings, now, learned)
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])

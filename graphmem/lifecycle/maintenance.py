@@ -41,6 +41,23 @@ def deposit_clock(store: Store, queries: Queries, ns: str) -> dict[str, int]:
             if r["learned"] is not None}
 
 
+def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
+                  settings: DecaySettings, now: int | None) -> tuple[int, dict[str, int]]:
+    """(now, learned) for scoring ``ids`` as maintenance would: on the deposit clock,
+    when each was first learned and, unless ``now`` is given, the newest deposit's time
+    (a scan of the namespace's ownership: deposit-clock namespaces are replays); on the
+    wall clock, ``now`` or the wall clock and nothing learned."""
+    if settings.clock != "deposit":
+        return (now_ms() if now is None else now), {}
+    learned = {r["id"]: int(r["learned"]) for r in store.read(
+        queries["lifecycle/learned_at_of"], {"ns": ns, "ids": list(ids)})
+        if r["learned"] is not None}
+    if now is None:
+        rows = store.read(queries["lifecycle/deposit_now"], {"ns": ns})
+        now = int(rows[0]["now"]) if rows and rows[0]["now"] is not None else now_ms()
+    return now, learned
+
+
 def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
              embed: Callable[[Sequence[str]], np.ndarray], ns: str,
              now: int | None = None) -> MaintenanceReport:

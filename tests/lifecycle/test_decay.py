@@ -81,6 +81,22 @@ def test_on_the_deposit_clock_a_replayed_history_decays_as_it_happened(embedded_
     assert recency_of()[new] == pytest.approx(0.5 ** (1 / (1 + salience[new])), abs=1e-3)
 
 
+def test_on_the_deposit_clock_a_hit_shows_the_score_maintenance_recorded(embedded_graph):
+    g = embedded_graph
+    g.remember("ana", "The mill pond froze over.", at="2023-01-01T09:00")
+    g.remember("ana", "The orchard was planted.", at="2023-03-02T09:00")
+    g.set_decay(clock="deposit", half_life_days=30)
+    g.maintain()
+    recorded = {r["id"]: (r["s"], r["r"]) for r in g.cypher(
+        "MATCH (m:Memory) RETURN m.id AS id, m.utility AS s, m.recency AS r")}
+    hits = g.recall("ana", "What happened to the mill pond and the orchard?")
+    assert len(hits) == 2
+    for hit in hits:  # the same clock: the same now and the same time each was learned
+        assert (hit.utility["S"], hit.utility["R"]) == pytest.approx(recorded[hit.memory_id],
+                                                                    abs=1e-4)
+    assert min(hit.utility["R"] for hit in hits) < 0.5  # the pond froze two half-lives ago
+
+
 def test_an_unknown_clock_is_refused(graph):
     with pytest.raises(InvalidInput, match="invalid decay settings"):
         graph.set_decay(clock="sundial")
