@@ -21,8 +21,15 @@ A later claim supersedes an earlier one when
 5. when the only shared anchors are names and the values that differ are both
    subjects, the claims are about the values, not the anchor ("Ana lives in Berlin" /
    "Ben lives in Berlin"): nothing is replaced; and of a named anchor only names and
-   values on a scale are compared: a person's common nouns (feelings, pastimes,
-   "Melanie is proud of the kids" / "Melanie's kids love the summer") are too open.
+   amounts and counts are compared: a person's common nouns (feelings, pastimes,
+   "Melanie is proud of the kids" / "Melanie's kids love the summer") are too open,
+   and a person's times say when something happened ("went to a workshop last
+   Friday" / "went to a parade last week"), where a thing's time is its value ("the
+   launch is on March 3");
+6. an opposite polarity replaces only a claim of the same predicate (or a synonym, or
+   a state class of both) that gives a value besides its subject, the same one ("Ana
+   lives in Berlin" / "Ana no longer lives in Berlin"): "Caroline is thankful" /
+   "Caroline couldn't have done it" say nothing of each other.
 
 Owns ``supersedes``. Imports graphmem.supersession.claims and graphmem.text.lexicon.
 """
@@ -47,6 +54,8 @@ def supersedes(later: Claim, earlier: Claim, lexicon: Lexicon) -> str | None:
     if later.negated:
         return None
     for type_ in sorted(later.value_types() & earlier.value_types()):
+        if type_ == "time" and all(_is_name(later, a) for a in shared):
+            continue  # a person's times say when things happened, not what they are
         new = later.values(type_) - earlier.values(type_) - shared
         old = earlier.values(type_) - later.values(type_) - shared
         if not new or not old:
@@ -79,10 +88,11 @@ def _named_as_replaced(later: Claim, earlier: Claim, shared: frozenset[str]) -> 
 
 def same_attribute(a: Claim, b: Claim, lexicon: Lexicon, *, carry_over: bool = True) -> bool:
     """Whether two predicates name one attribute (rule 4 of the module docstring);
-    ``carry_over=False``: without a change of state carrying over the other's."""
+    ``carry_over=False``: without a copula or a change of state carrying over the
+    other's."""
     if a.predicate == b.predicate:
         return True
-    if "copula" in (a.verb_class, b.verb_class) or (carry_over and (a.changes or b.changes)):
+    if carry_over and ("copula" in (a.verb_class, b.verb_class) or a.changes or b.changes):
         return True
     if a.classes & b.classes & STATE_CLASSES:  # a sense of each in one state class
         return True
@@ -107,8 +117,9 @@ def _polarity(later: Claim, earlier: Claim, shared: frozenset[str],
               lexicon: Lexicon) -> str | None:
     """The same values, one claim negated: the later polarity holds from then on."""
     types = later.value_types() | earlier.value_types()
-    same = all(later.values(t) == earlier.values(t) for t in types)
-    if same and same_attribute(later, earlier, lexicon):
+    given = any(p.value and p.role != "subj" for c in (later, earlier) for p in c.participants)
+    same = given and all(later.values(t) == earlier.values(t) for t in types)
+    if same and same_attribute(later, earlier, lexicon, carry_over=False):
         side = "no longer" if later.negated else "again"
         return f"{sorted(shared)[0]}: {side} ({later.predicate})"
     return None
