@@ -26,6 +26,7 @@ import numpy as np
 from graphmem.retrieval.bm25 import BM25Index, _Postings
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.tokenize import tokenize
+from graphmem.vector_index import CoarseIndex
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
                                          write_json_column)
@@ -66,7 +67,7 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 #: view attributes of agent -> rows (int lists), kept as one array each
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
-VIEW_DERIVED = ("_ids", "_owned_ids")
+VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse")
 BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live")
 BM25_INDEXES = ("index", "words")
 
@@ -115,6 +116,10 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
     np.save(directory / "view.seqs.npy", _seqs(view), allow_pickle=False)
     for name in VIEW_ROWS:
         _save_rows(directory, f"view.{name}", getattr(view, name))
+    if view._coarse is not None:
+        np.save(directory / "view.ivf.centroids.npy", view._coarse.centroids, allow_pickle=False)
+        np.save(directory / "view.ivf.assign.npy", view._coarse.assign[:view._coarse.size],
+                allow_pickle=False)
     skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
             "_owned_cache", "_asserted_cache"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
@@ -135,6 +140,9 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
         setattr(view, name, _load_rows(directory, f"view.{name}"))
     ids = view._ids
     agents = list(view._owned)
+    if (directory / "view.ivf.centroids.npy").exists():
+        view._coarse = CoarseIndex(load_array(directory / "view.ivf.centroids.npy"),
+                                   load_array(directory / "view.ivf.assign.npy"))
     view._owned_ids = LazyDict(  # type: ignore[assignment]
         agents, lambda i: {ids[r] for r in view._owned[agents[i]]})
 

@@ -1,0 +1,121 @@
+"""Inverted lists over a view's vectors: nearest neighbours without scanning every row.
+
+An exact scan of a namespace's half-precision vectors costs what reading them costs:
+75 MB at 100k memories, 770 MB at a million — a few milliseconds, then a hundred and
+more. Above `IVF_ABOVE` rows the view groups its rows by the nearest of ``nlist``
+centroids (spherical k-means on a sample) and a query scans only the lists whose
+centroids are nearest to it, until about `SCAN_FRACTION` of the rows — or of the asker's
+rows, for an owner-scoped query — were seen; the best of those are then rescored exactly
+(the caller does that, in single precision). A new or re-embedded row joins its nearest
+list at once (rows are never moved out of a list: a row found in a list it no longer
+belongs to is only one more candidate, rescored like the others).
+
+The lists are a CSR view (rows sorted by list, with offsets) rebuilt from the row -> list
+assignment when rows were added since, which is one argsort (about 0.1 s at a million).
+Imports nothing of graphmem; owned by graphmem.view.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CoarseIndex", "IVF_ABOVE", "SCAN_FRACTION"]
+
+#: views with more rows than this search their inverted lists (smaller: an exact scan)
+IVF_ABOVE = 200_000
+#: share of the (scoped) rows a query scans; measured on real MiniLM vectors
+#: (benchmarks/ivf_bench.py): see the README for recall@10 at this setting
+SCAN_FRACTION = 0.05
+#: a scoped query scans at least this many of its own rows
+MIN_SCAN = 4096
+_KMEANS_ITERATIONS = 8
+_SAMPLE_PER_LIST = 32
+_BATCH = 65536
+
+
+def list_count(n: int) -> int:
+    """Lists for ``n`` rows: about 2 sqrt(n), so that a list holds about sqrt(n) / 2."""
+    return int(min(4096, max(16, 2 * np.sqrt(n))))
+
+
+class CoarseIndex:
+    """Rows grouped by their nearest centroid; see the module docstring."""
+
+    def __init__(self, centroids: np.ndarray, assign: np.ndarray | None = None) -> None:
+        self.centroids = np.ascontiguousarray(centroids, dtype=np.float32)
+        self.assign = np.zeros(0, dtype=np.int32) if assign is None else assign
+        self.size = len(self.assign)  # rows assigned (the array has room for more)
+        self._order: np.ndarray | None = None  # rows sorted by list (CSR), None: stale
+        self._offsets = np.zeros(len(self.centroids) + 1, dtype=np.int64)
+
+    @classmethod
+    def train(cls, vectors: np.ndarray, seed: int = 0) -> "CoarseIndex":
+        """Centroids from a sample of ``vectors`` (rows of unit vectors), every row
+        assigned to its nearest."""
+        n = len(vectors)
+        nlist = min(list_count(n), n)
+        rng = np.random.default_rng(seed)
+        sample_size = min(n, nlist * _SAMPLE_PER_LIST)
+        sample = np.asarray(vectors[np.sort(rng.choice(n, sample_size, replace=False))],
+                            dtype=np.float32)
+        centroids = sample[rng.choice(sample_size, nlist, replace=False)].copy()
+        for _ in range(_KMEANS_ITERATIONS):
+            nearest = _nearest_centroid(sample, centroids)
+            sums = np.zeros_like(centroids)
+            np.add.at(sums, nearest, sample)
+            empty = ~np.bincount(nearest, minlength=nlist).astype(bool)
+            sums[empty] = sample[rng.choice(sample_size, int(empty.sum()))]  # reseed
+            centroids = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        index = cls(centroids)
+        index.add(0, vectors)
+        return index
+
+    def add(self, first_row: int, vectors: np.ndarray) -> None:
+        """Assign rows ``first_row ..`` (their ``vectors``) to their nearest lists; a row
+        already assigned is moved (re-embedded)."""
+        end = first_row + len(vectors)
+        if end > len(self.assign):
+            grown = np.zeros(max(end, 2 * len(self.assign)), dtype=np.int32)
+            grown[:len(self.assign)] = self.assign
+            self.assign = grown
+        self.size = max(self.size, end)
+        for lo in range(0, len(vectors), _BATCH):
+            part = np.asarray(vectors[lo:lo + _BATCH], dtype=np.float32)
+            self.assign[first_row + lo:first_row + lo + len(part)] = \
+                _nearest_centroid(part, self.centroids)
+        self._order = None
+
+    def candidates(self, query: np.ndarray, scope: np.ndarray | None, n: int) -> np.ndarray:
+        """Rows to score for ``query``: those of the nearest lists, about
+        `SCAN_FRACTION` of the rows of ``scope`` (sorted rows; None: all ``n``)."""
+        order, offsets = self._lists()
+        scoped = n if scope is None else len(scope)
+        share = max(scoped / n, 1e-9)
+        budget = max(SCAN_FRACTION * scoped, min(MIN_SCAN, scoped)) / share
+        ranked = np.argsort(-(self.centroids @ np.asarray(query, dtype=np.float32)))
+        sizes = np.diff(offsets)[ranked]
+        take = int(np.searchsorted(np.cumsum(sizes), budget)) + 1
+        rows = np.concatenate([order[offsets[i]:offsets[i + 1]] for i in ranked[:take]])
+        rows = rows[rows < n]
+        if scope is not None:
+            rows = rows[_member(rows, scope, n)]
+        return np.sort(rows)
+
+    def _lists(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._order is None:
+            assign = self.assign[:self.size]
+            self._order = np.argsort(assign, kind="stable")
+            counts = np.bincount(assign, minlength=len(self.centroids))
+            self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return self._order, self._offsets
+
+
+def _nearest_centroid(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    return np.argmax(vectors @ centroids.T, axis=1).astype(np.int32)
+
+
+def _member(rows: np.ndarray, scope: np.ndarray, n: int) -> np.ndarray:
+    """Which of ``rows`` are in the sorted ``scope``."""
+    mask = np.zeros(n, dtype=bool)
+    mask[scope] = True
+    return mask[rows]
