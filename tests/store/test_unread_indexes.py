@@ -31,3 +31,12 @@ def test_an_older_store_drops_it_on_open_and_still_recalls(tmp_path):
         assert "VECTOR:embedding" not in _memory_indexes(g)
         g.remember("ana", "Ana repaired the blue bicycle at the harbour.")
         assert g.recall("ana", "Who repaired the bicycle?")  # recall never needed it
+
+
+def test_a_new_store_or_one_whose_indexes_were_dropped_by_hand_opens(tmp_path):
+    """The drop steps find nothing to drop there; that is done, not an error."""
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g._views.store.write("MATCH (s:GraphmemSchema) WHERE s.name ENDS WITH '_dropped' DELETE s")
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        assert {"memory_embedding_vector_dropped", "memory_text_fulltext_dropped"} <= \
+            set(g._views.store.schema_steps())
