@@ -301,7 +301,8 @@ class NamespaceView:
 
     def nearest_ivf(self, vector: np.ndarray, k: int,
                     rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """`nearest` among the candidates of the inverted lists (made on first use)."""
+        """`nearest` among the candidates of the inverted lists (made on first use),
+        the best `k` + `RESCORE_MARGIN` of them rescored in single precision."""
         n = len(self._ids)
         if n == 0 or k <= 0:
             return []
@@ -309,7 +310,15 @@ class NamespaceView:
             self._coarse = vector_index.CoarseIndex.train(self._half[:n])
         elif self._coarse.size < n:
             self._coarse.add(self._coarse.size, self._half[self._coarse.size:n])
-        return self.nearest_exact(vector, k, self._coarse.candidates(vector, rows, n))
+        candidates, coarse = self._coarse.search(vector, rows, n, self._half)
+        if len(candidates) == 0:
+            return []
+        if len(candidates) > k + RESCORE_MARGIN:
+            keep = np.argpartition(-coarse, k + RESCORE_MARGIN - 1)[:k + RESCORE_MARGIN]
+            candidates = candidates[keep]
+        with one_blas_thread():
+            scores = self._matrix[candidates] @ vector
+        return self._best(candidates, scores, k)
 
     def nearest_exact(self, vector: np.ndarray, k: int,
                       rows: np.ndarray | None = None) -> list[tuple[str, float]]:
@@ -335,6 +344,12 @@ class NamespaceView:
                 scores = self._matrix[:n] @ vector
             else:
                 scores = self._matrix[rows] @ vector
+        return self._best(candidates, scores, k)
+
+    def _best(self, candidates: np.ndarray, scores: np.ndarray,
+              k: int) -> list[tuple[str, float]]:
+        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones."""
+        k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         hits = [(self._ids[candidates[i]], float(scores[i])) for i in top]

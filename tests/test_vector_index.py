@@ -30,6 +30,13 @@ def _clustered(rng, n, centres=12, dim=16):
     return _unit(middles[rng.integers(0, centres, n)] + 0.15 * rng.standard_normal((n, dim)))
 
 
+def _same(got, want):
+    """The same memories in the same order, scores equal to float32 rounding (a
+    product over a few rows sums in another order than one over all)."""
+    assert [m for m, _ in got] == [m for m, _ in want]
+    assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-6)
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(20, 400))
 def test_scanning_every_list_is_the_exact_search(seed, n):
@@ -41,8 +48,8 @@ def test_scanning_every_list_is_the_exact_search(seed, n):
     every = vi.SCAN_FRACTION
     try:
         vi.SCAN_FRACTION = 1.0
-        assert view.nearest_ivf(query, 5) == view.nearest_exact(query, 5)
-        assert view.nearest_ivf(query, 5, scope) == view.nearest_exact(query, 5, scope)
+        _same(view.nearest_ivf(query, 5), view.nearest_exact(query, 5))
+        _same(view.nearest_ivf(query, 5, scope), view.nearest_exact(query, 5, scope))
     finally:
         vi.SCAN_FRACTION = every
 
@@ -55,7 +62,7 @@ def test_a_fraction_of_the_lists_finds_the_neighbours_of_clustered_rows(monkeypa
     queries = _clustered(rng, 50)
     found = [len({m for m, _ in view.nearest_ivf(q, 10)} & {m for m, _ in view.nearest_exact(q, 10)})
              for q in queries]
-    scanned = len(view._coarse.candidates(queries[0], None, len(view)))
+    scanned = len(view._coarse.search(queries[0], None, len(view), view._half)[0])
     assert np.mean(found) / 10 >= 0.95 and scanned < len(view) / 2
 
 
@@ -83,7 +90,7 @@ def test_the_lists_are_kept_in_the_snapshot(tmp_path):
     restored, _ = vs.load(tmp_path / "s", "ivf", fp, lambda mid: 1)
     assert np.array_equal(restored._coarse.centroids, view._coarse.centroids)
     query = _unit(rng.standard_normal(16))
-    assert restored.nearest_ivf(query, 5) == view.nearest_ivf(query, 5)
+    _same(restored.nearest_ivf(query, 5), view.nearest_ivf(query, 5))
 
 
 def test_a_store_past_the_threshold_recalls_through_the_lists(tmp_path, monkeypatch):
