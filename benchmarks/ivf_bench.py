@@ -35,7 +35,7 @@ from memory_bench import AGENTS, percentile  # noqa: E402
 from graphmem import vector_index  # noqa: E402
 from graphmem.view import NamespaceView  # noqa: E402
 
-FRACTIONS = (0.01, 0.02, 0.03, 0.05, 0.08)
+FRACTIONS = (0.02, 0.05, 0.08, 0.12, 0.16, 0.25, 0.35)
 
 
 def load_vectors(directory: Path, size: int | None) -> np.ndarray:
