@@ -7,7 +7,8 @@ load), then for each query (a new generated statement, embedded):
 
 - exact: the view's exact top 10 by cosine (``NamespaceView.nearest`` over every row, and
   over one agent's rows: recall is owner-scoped);
-- HNSW: FalkorDB's ``db.idx.vector.queryNodes`` for the top ``10 x f`` (f = over-fetch),
+- HNSW: FalkorDB's ``db.idx.vector.queryNodes`` (an index this benchmark creates:
+  graphmem itself keeps none) for the top ``10 x f`` (f = over-fetch),
   kept to the namespace (and to the agent's memories for the scoped figure), cut to 10;
 
 and reports recall@10 of HNSW against exact, latency p50/p95 of both, and the resident
@@ -51,7 +52,7 @@ def rss_mb() -> float:
 
 
 def store_of(g):
-    return getattr(g, "store", None) or getattr(g, "_store")
+    return getattr(g, "store", None) or g._store
 
 
 def measure(size: int, n_queries: int, overfetch: list[int], data_dir: Path, seed: int,
@@ -62,6 +63,9 @@ def measure(size: int, n_queries: int, overfetch: list[int], data_dir: Path, see
                  if synthetic else "all-MiniLM-L6-v2"}
     with MemoryGraph.open(data_dir=data_dir) as g:
         g.embedder.embed(["warm up"])
+        # graphmem keeps no vector index of its own (nothing of it reads one): the
+        # benchmark makes the HNSW it measures, built as the fill writes
+        store_of(g).write(g._views.queries["schema/memory_embedding"])
         out["rss_mb_before_fill"] = round(rss_mb())
         out["fill_s"] = round(fill(g, ns, size, rng, synthetic=synthetic), 1)
         settle(g)

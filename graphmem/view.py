@@ -18,6 +18,7 @@ from typing import AbstractSet, Callable, Iterable, Sequence
 
 import numpy as np
 
+from graphmem import vector_index
 from graphmem.embed import DIMENSION
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
@@ -100,6 +101,8 @@ class NamespaceView:
         self.resolver = EntityResolver(namespace=ns)
         self._mentioned_by: dict[str, set[str]] = {}  # entity id -> memory ids
         self._arcs: dict[str, list[tuple[int, str]]] = {}  # entity id -> [(t, memory id)]
+        # inverted lists over the vectors, made when the view outgrows an exact scan
+        self._coarse: vector_index.CoarseIndex | None = None
 
     # -- keeping in step ----------------------------------------------------------
 
@@ -133,6 +136,8 @@ class NamespaceView:
         elif row.get("embedding") is not None:
             self._matrix[record.row] = np.asarray(row["embedding"], dtype=np.float32)
             self._half[record.row] = self._matrix[record.row]
+            if self._coarse is not None and record.row < self._coarse.size:
+                self._coarse.add(record.row, self._matrix[record.row:record.row + 1])
         elif row.get("deleted"):  # erased for privacy: nothing of it stays in memory
             self._matrix[record.row] = 0.0
             self._half[record.row] = 0.0
@@ -282,7 +287,42 @@ class NamespaceView:
 
     def nearest(self, vector: np.ndarray, k: int,
                 rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """The ``k`` memories most similar to ``vector`` (among ``rows`` if given).
+        """The ``k`` memories most similar to ``vector`` (among ``rows`` if given, sorted).
+
+        Scores are exact cosines. A view of more than `vector_index.IVF_ABOVE` rows
+        scores only the rows of the inverted lists nearest to ``vector``
+        (`nearest_ivf`) when there are more than `IVF_SCOPE_MIN` rows to search;
+        otherwise every row is scored (`nearest_exact`).
+        """
+        n = len(self._ids)
+        if n > vector_index.IVF_ABOVE and (n if rows is None else len(rows)) > IVF_SCOPE_MIN:
+            return self.nearest_ivf(vector, k, rows)
+        return self.nearest_exact(vector, k, rows)
+
+    def nearest_ivf(self, vector: np.ndarray, k: int,
+                    rows: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """`nearest` among the candidates of the inverted lists (made on first use),
+        the best `k` + `RESCORE_MARGIN` of them rescored in single precision."""
+        n = len(self._ids)
+        if n == 0 or k <= 0:
+            return []
+        if self._coarse is None:
+            self._coarse = vector_index.CoarseIndex.train(self._half[:n])
+        elif self._coarse.size < n:
+            self._coarse.add(self._coarse.size, self._half[self._coarse.size:n])
+        candidates, coarse = self._coarse.search(vector, rows, n, self._half)
+        if len(candidates) == 0:
+            return []
+        if len(candidates) > k + RESCORE_MARGIN:
+            keep = np.argpartition(-coarse, k + RESCORE_MARGIN - 1)[:k + RESCORE_MARGIN]
+            candidates = candidates[keep]
+        with one_blas_thread():
+            scores = self._matrix[candidates] @ vector
+        return self._best(candidates, scores, k)
+
+    def nearest_exact(self, vector: np.ndarray, k: int,
+                      rows: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """`nearest` by scoring every row (of ``rows``).
 
         Scores are exact cosines. Above `EXACT_SCAN_MAX` rows the half-precision copy
         is scanned first (half the memory traffic, which is what a scan costs) and the
@@ -304,6 +344,12 @@ class NamespaceView:
                 scores = self._matrix[:n] @ vector
             else:
                 scores = self._matrix[rows] @ vector
+        return self._best(candidates, scores, k)
+
+    def _best(self, candidates: np.ndarray, scores: np.ndarray,
+              k: int) -> list[tuple[str, float]]:
+        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones."""
+        k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         hits = [(self._ids[candidates[i]], float(scores[i])) for i in top]
@@ -322,6 +368,8 @@ _NOTHING: frozenset[str] = frozenset()
 
 #: views of at most this many rows are scanned exactly; larger ones half-precision first
 EXACT_SCAN_MAX = 4096
+#: a search of at most this many rows scans them all, even in a view with inverted lists
+IVF_SCOPE_MIN = 50_000
 #: candidates beyond k that a half-precision scan passes to the exact rescoring
 RESCORE_MARGIN = 64
 

@@ -49,6 +49,7 @@ class Views:
         self._epochs: dict[str, str | None] = {}  # ns -> epoch its view was built from
         self._text_indexes: dict[str, TextIndex] = {}
         self._saved_rows: dict[str, int] = {}  # ns -> rows of its view on disk
+        self._saved_text: set[str] = set()  # namespaces whose snapshot has the text index
 
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
@@ -114,6 +115,7 @@ class Views:
             self._epochs.pop(ns, None)
             self._text_indexes.pop(ns, None)
             self._saved_rows.pop(ns, None)
+            self._saved_text.discard(ns)
 
     def _view(self, ns: str) -> NamespaceView:
         with self._lock:
@@ -126,19 +128,27 @@ class Views:
                     self._saved_rows[ns] = len(self._views[ns])
                     if text_index is not None:
                         self._text_indexes[ns] = text_index
+                        self._saved_text.add(ns)
             return self._views.setdefault(ns, NamespaceView(ns))
 
     def save_snapshots(self) -> None:
         """Write the snapshot of every view that grew by `SAVE_AFTER_NEW_ROWS` since it
-        was read or last saved (called on close, so that the next process starts warm)."""
+        was read or last saved, or whose text index was built after its snapshot was
+        written (a first read saves the view before a recall builds the index); called
+        on close, so that the next process starts warm."""
         with self._lock:
             for ns, view in self._views.items():
-                if len(view) - self._saved_rows.get(ns, 0) >= view_snapshot.SAVE_AFTER_NEW_ROWS:
+                grew = len(view) - self._saved_rows.get(ns, 0) >= view_snapshot.SAVE_AFTER_NEW_ROWS
+                indexed = ns in self._text_indexes and ns not in self._saved_text \
+                    and ns in self._saved_rows
+                if grew or indexed:
                     self._save(ns, view)
 
     def _save(self, ns: str, view: NamespaceView) -> None:
         view_snapshot.keep(self.store, self.queries, view, self._text_indexes.get(ns))
         self._saved_rows[ns] = len(view)
+        if ns in self._text_indexes:
+            self._saved_text.add(ns)
 
     def text_index(self, ns: str) -> TextIndex:
         """The BM25 index that follows the view of ``ns``."""

@@ -139,3 +139,18 @@ def test_a_reopened_store_starts_from_the_snapshot_and_recalls_the_same(tmp_path
     assert after == before
     # caught up from the snapshot's version: nothing was read again
     assert not any("m.embedding AS embedding" in q for q in read)
+
+
+def test_the_text_index_a_first_recall_builds_is_saved_on_close(tmp_path, monkeypatch):
+    monkeypatch.setattr(vs, "SAVE_AFTER_NEW_ROWS", 3)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        # the first read saves the view before the recall builds its text index
+        before = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        view, text_index = _restore(g)
+        assert text_index is not None and len(view) == len(FACTS)
+        after = [h.memory_id for h in g.recall("ana", "Where is the bicycle?", ns=NS)]
+        assert g._views._text_indexes[NS] is not None
+    assert after == before

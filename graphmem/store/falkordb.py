@@ -228,7 +228,10 @@ class FalkorDBStore(TracerMixin):
         try:
             self.write(text)
         except QueryFailed as exc:
-            if "already indexed" not in str(exc) and "already exists" not in str(exc):
+            # done before (by hand, or an older release): a create of what exists, a
+            # drop of what is gone
+            if not any(done in str(exc) for done in ("already indexed", "already exists",
+                                                      "no such index")):
                 raise
         if step.label:
             self._ensure_unique(step.label)

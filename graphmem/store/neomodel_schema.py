@@ -19,19 +19,16 @@ What neomodel (7.x) can and cannot say about our schema (graphmem/store/schema.p
   come from ``MemoryGraph.open`` (the schema steps), not from neomodel.
 - ``id`` is a neomodel internal, so the property is called ``identifier`` in Python
   and stored as ``id``; likewise ``OWNS.from`` is ``from_agent``.
-- The vector index on ``Memory.embedding`` is declared the same way graphmem creates
-  it; neomodel would name it ``vector_index_Memory_embedding`` where graphmem says
-  ``memory_embedding``. Running ``neomodel_install_labels`` on a graphmem database
-  therefore adds nothing (Neo4j reports the equivalent rule exists), but neomodel's own
-  vector filter looks for its name; use graphmem's recall for search. There is no
-  full-text index on ``Memory.text``: recall's text index lives in the process, and a
-  database one was re-indexed on every property update of a memory.
+- There is no vector index on ``Memory.embedding`` and no full-text index on
+  ``Memory.text``: recall ranks by similarity and BM25 in the process, and database
+  ones were maintained on every write (the text one on every property update of a
+  memory) for nothing. neomodel's own vector and full-text filters therefore have
+  nothing to use; use graphmem's recall for search.
 """
 
 from __future__ import annotations
 
 from graphmem.errors import missing
-from graphmem.store.schema import EMBEDDING_DIMENSION
 
 try:
     from neomodel import (
@@ -44,7 +41,6 @@ try:
         StringProperty,
         StructuredNode,
         StructuredRel,
-        VectorIndex,
     )
 except ImportError as exc:
     raise missing("neomodel", extra="neomodel") from exc
@@ -98,8 +94,7 @@ class Memory(GraphmemNode):
     """One memory (an atom, or several merged); ``variants`` keeps every wording."""
 
     text = StringProperty()
-    embedding = ArrayProperty(FloatProperty(), vector_index=VectorIndex(
-        dimensions=EMBEDDING_DIMENSION, similarity_function="cosine"))
+    embedding = ArrayProperty(FloatProperty())
     kind = StringProperty()  # episodic, semantic, procedural, summary
     t = IntegerProperty()  # when it happened in the world, epoch ms
     seq = IntegerProperty()  # namespace version of its last change

@@ -23,14 +23,17 @@ class SchemaStep:
 
 STEPS: tuple[SchemaStep, ...] = (
     *(SchemaStep(f"unique_{label.lower()}_ns_id", "schema/unique_ns_id", label) for label in LABELS),
-    SchemaStep("memory_embedding_vector", "schema/memory_embedding"),
+    # was "memory_embedding_vector": an HNSW index on Memory.embedding that nothing read
+    # (the view ranks in process, graphmem.vector_index) and every write paid for (a
+    # one-memory write at 20k memories: p50 15.5 ms with it, 7.9 ms without); dropped
+    SchemaStep("memory_embedding_vector_dropped", "schema/drop_memory_embedding"),
     # was "memory_text_fulltext": a full-text index on Memory.text that nothing read and
     # every property update paid for; stores that have it drop it here
     SchemaStep("memory_text_fulltext_dropped", "schema/drop_memory_text"),
     SchemaStep("memory_seq_range", "schema/memory_seq"),
 )
 SCHEMA_VERSION = len(STEPS)
-EMBEDDING_DIMENSION = 384  # fixed in cypher/schema/memory_embedding.*.cypher
+EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2's
 
 
 def apply_missing_steps(store, apply_step: Callable[[SchemaStep], None]) -> list[str]:

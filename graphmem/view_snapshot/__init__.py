@@ -2,8 +2,10 @@
 
 A namespace view (vectors, owners, entities, timelines) and its text index take about
 50 s to build from the store at 100,000 memories: the store sends every embedding float
-as its own reply element. A snapshot keeps them on disk; opening one costs a file read,
-and the view is then caught up with ``changed_since`` like any other view.
+as its own reply element. A snapshot keeps them on disk as columns (`.columns`): the
+vectors and every per-memory structure are mapped from files and a record is made only
+when read (`.lazy`), so opening one costs about the same at 10k or 100k memories. The
+view is then caught up with ``changed_since`` like any other view.
 
     save(directory, view, text_index, fp)       write a snapshot (atomically: a temp dir
                                                 renamed over the old one)
@@ -22,15 +24,15 @@ A snapshot is used only if all of these hold, else it is ignored (never half use
   saw written last still exists at that sequence or later (a store restored from an
   older backup and written again has another history under the same versions).
 
-The state file is a pickle, read by an unpickler that accepts only the classes a view
-is made of (no code runs on load). It lives in the store's own data directory by
+The columns are ``.npy`` arrays (read without pickles) and JSON; the small rest (the
+entity resolver, per-place latest memories, BM25's document counts) is a pickle, read by
+an unpickler that accepts only the classes it is made of (no code runs on load). It lives in the store's own data directory by
 default, which must be as private as the store. Owns only this file format; imports
 graphmem.view and graphmem.retrieval, and nothing imports it but graphmem.views.
 """
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 import logging
@@ -48,30 +50,26 @@ import numpy as np
 from graphmem.retrieval.bm25 import BM25Index
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.view import MemoryRecord, NamespaceView
+from graphmem.view_snapshot import columns as snapshot_columns
+from graphmem.view_snapshot.lazy import load_array
 
 __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
            "snapshot_dir"]
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 #: a sync that reads at least this many new memories writes the snapshot afterwards (the
 #: first read of a large namespace, or a catch-up after many writes elsewhere): a write
 #: of 100k memories' state costs a few seconds, so it is not done after every recall
 SAVE_AFTER_NEW_ROWS = 5000
-STATE_FILE, VECTORS_FILE, META_FILE = "state.pkl", "vectors.npy", "meta.json"
+STATE_FILE, VECTORS_FILE, HALF_FILE, META_FILE = "state.pkl", "vectors.npy", "half.npy", "meta.json"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "dict"), ("builtins", "list"),
     ("builtins", "tuple"), ("collections", "OrderedDict"), ("collections", "defaultdict"),
-    ("graphmem.view", "MemoryRecord"), ("graphmem.text.entity_resolution", "Entity"),
+    ("graphmem.text.entity_resolution", "Entity"), ("graphmem.text.entity_resolution", "Merge"),
     ("graphmem.text.entity_resolution", "EntityResolver"),
-    ("graphmem.retrieval.bm25", "BM25Index"), ("graphmem.retrieval.bm25", "_Postings"),
-    ("graphmem.retrieval.tokenize", "tokenize"),
-    ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
-    ("numpy._core.multiarray", "scalar"), ("_codecs", "encode"),
-    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
 }
 # view attributes rebuilt on load rather than saved
 _VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache")
@@ -161,16 +159,18 @@ def save(directory: Path, view, text_index, fp: Fingerprint) -> None:
     tmp.mkdir()
     n = len(view)
     np.save(tmp / VECTORS_FILE, view._matrix[:n], allow_pickle=False)
-    state = {"view": {k: v for k, v in view.__dict__.items() if k not in _VIEW_SKIP},
-             "text": None if text_index is None else {
-                 k: v for k, v in text_index.__dict__.items()}}
+    np.save(tmp / HALF_FILE, view._half[:n], allow_pickle=False)
+    if text_index is not None and not snapshot_columns.savable(text_index):
+        text_index = None  # a custom tokenizer: the index is rebuilt from the view
+    state = {"view": snapshot_columns.save_view(tmp, view),
+             "text": None if text_index is None else snapshot_columns.save_text(tmp, text_index)}
     with open(tmp / STATE_FILE, "wb") as handle:
         pickle.dump(state, handle, protocol=5)
-    last = max(view.records.values(), key=lambda r: r.seq, default=None)
+    last = snapshot_columns.last_written(view)
     meta = {"format": FORMAT, "layout": _layout(), "ns": view.ns, "rows": n,
             "version": view.version, "steps": list(fp.steps), "born": fp.born,
             "epoch": fp.epoch, "created_at": fp.created_at,
-            "probe": None if last is None else {"id": last.id, "seq": int(last.seq)},
+            "probe": None if last is None else {"id": last[0], "seq": last[1]},
             "saved_at": time.time()}
     (tmp / META_FILE).write_text(json.dumps(meta))
     old = directory.with_name(f".{directory.name}.{os.getpid()}.old")
@@ -227,24 +227,17 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
-
-    matrix = np.load(directory / VECTORS_FILE, allow_pickle=False)
-    # many small objects: the cyclic collector would walk them all again and again
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with open(directory / STATE_FILE, "rb") as handle:
-            state = _Unpickler(io.BufferedReader(handle)).load()
-    finally:
-        if was_enabled:
-            gc.enable()
+    with open(directory / STATE_FILE, "rb") as handle:
+        state = _Unpickler(io.BufferedReader(handle)).load()
     view = NamespaceView(ns)
-    view.__dict__.update(state["view"])
-    view._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-    view._half = view._matrix.astype(np.float16)
+    snapshot_columns.load_view(directory, view, state["view"])
+    view._matrix = load_array(directory / VECTORS_FILE)
+    view._half = load_array(directory / HALF_FILE)
+    if view._matrix.dtype != np.float32 or view._half.shape != view._matrix.shape:
+        raise ValueError("vectors of another shape or type")
     text_index = None
     if state["text"] is not None:
         text_index = TextIndex.__new__(TextIndex)
-        text_index.__dict__.update(state["text"])
+        snapshot_columns.load_text(directory, text_index, state["text"], like=view.records)
         view._listeners.append(text_index._update)
     return view, text_index

@@ -1,0 +1,256 @@
+"""Which parts of a view and its text index a snapshot keeps as columns, and how.
+
+Everything that grows with the number of memories is a column, read lazily on load
+(`graphmem.view_snapshot.lazy`): the records (one JSON document each), the row lists of
+each owner and asserter (one int array each), the entity timelines, BM25's postings
+(one array of slots and one of term frequencies for all terms, cut by offsets), its
+document ids, lengths and term lists, and the text index's per-document texts. What
+stays small (the entity resolver, per-place latest memories, term document counts, the
+exceptions of a few owners) is returned to the caller, which pickles it.
+
+    save_view(directory, view) -> small state     load_view(directory, view, small state)
+    save_text(directory, index) -> small state    load_text(directory, index, small state)
+
+Imports graphmem.view and graphmem.retrieval; used only by graphmem.view_snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from graphmem.retrieval.bm25 import BM25Index, _Postings
+from graphmem.retrieval.text_index import TextIndex
+from graphmem.retrieval.tokenize import tokenize
+from graphmem.vector_index import CoarseIndex
+from graphmem.view import MemoryRecord, NamespaceView
+from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
+                                         write_json_column)
+
+_SETS = {f.name for f in fields(MemoryRecord)
+         if isinstance(getattr(MemoryRecord("", 0, "", 0), f.name), set)}
+_FIELDS = [f.name for f in fields(MemoryRecord)]
+
+
+# -- codecs: what one column's value is in JSON ------------------------------------------
+
+def _record_out(record: MemoryRecord) -> dict:
+    return {name: (sorted(value) if name in _SETS else value)
+            for name in _FIELDS for value in (getattr(record, name),)}
+
+
+def _record_in(data: dict) -> MemoryRecord:
+    for name in _SETS:
+        data[name] = set(data[name])
+    return MemoryRecord(**data)
+
+
+def _arc_in(data: list) -> list[tuple[int, str]]:
+    return [(int(t), mid) for t, mid in data]
+
+
+#: view attribute -> (encode, decode) of its values; each is a lazily read JSON column
+VIEW_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "records": (_record_out, _record_in),
+    "_mentioned_by": (sorted, set),
+    "_arcs": (lambda arc: [list(item) for item in arc], _arc_in),
+}
+TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "_indexed": (list, tuple),
+    "_words_of": (list, tuple),
+    "_alt_docs": (list, list),
+}
+#: view attributes of agent -> rows (int lists), kept as one array each
+VIEW_ROWS = ("_owned", "_asserted")
+#: attributes made again on load from the others, never saved
+VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse")
+BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live")
+BM25_INDEXES = ("index", "words")
+
+
+def savable(text_index: TextIndex) -> bool:
+    """Whether the index can be saved (its BM25s use the standard tokenizer)."""
+    return all(getattr(text_index, name)._tokenize is tokenize for name in BM25_INDEXES)
+
+
+def last_written(view: NamespaceView) -> tuple[str, int] | None:
+    """(id, seq) of the memory written last (the first such in row order)."""
+    seqs = _seqs(view)
+    if not len(seqs):
+        return None
+    i = int(np.argmax(seqs))
+    return view._ids[i], int(seqs[i])
+
+
+class RecordDict(LazyDict[MemoryRecord]):
+    """The records of a restored view, with each one's seq as saved (``seqs``, by row),
+    so that a save need not make the records nobody read."""
+
+    seqs: np.ndarray
+
+
+def _seqs(view: NamespaceView) -> np.ndarray:
+    records = view.records
+    if isinstance(records, RecordDict):
+        seqs = np.zeros(len(view._ids), dtype=np.int64)
+        seqs[:len(records.seqs)] = records.seqs
+        for record in records._made.values():
+            if isinstance(record, MemoryRecord):
+                seqs[record.row] = record.seq
+        return seqs
+    return np.fromiter((int(records[mid].seq) for mid in view._ids), dtype=np.int64,
+                       count=len(view._ids))
+
+
+# -- the view ------------------------------------------------------------------------------
+
+def save_view(directory: Path, view: NamespaceView) -> dict:
+    """Write the view's columns; returns the rest of its state (small)."""
+    for name, (encode, _) in VIEW_JSON.items():
+        _save_json_dict(directory, f"view.{name}", getattr(view, name), encode,
+                        keys=view._ids if name == "records" else None)
+    np.save(directory / "view.seqs.npy", _seqs(view), allow_pickle=False)
+    for name in VIEW_ROWS:
+        _save_rows(directory, f"view.{name}", getattr(view, name))
+    if view._coarse is not None:
+        np.save(directory / "view.ivf.centroids.npy", view._coarse.centroids, allow_pickle=False)
+        np.save(directory / "view.ivf.assign.npy", view._coarse.assign[:view._coarse.size],
+                allow_pickle=False)
+    skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
+            "_owned_cache", "_asserted_cache"}
+    return {k: v for k, v in view.__dict__.items() if k not in skip}
+
+
+def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
+    view.__dict__.update(small)
+    for name, (_, decode) in VIEW_JSON.items():
+        kind = RecordDict if name == "records" else LazyDict
+        setattr(view, name, _load_json_dict(directory, f"view.{name}", decode, kind))
+    records = view.records
+    assert isinstance(records, RecordDict)
+    view._ids = list(records._base)
+    records.seqs = load_array(directory / "view.seqs.npy")
+    if len(view._ids) != len(records.seqs):
+        raise ValueError("records and sequence column disagree")
+    for name in VIEW_ROWS:
+        setattr(view, name, _load_rows(directory, f"view.{name}"))
+    ids = view._ids
+    agents = list(view._owned)
+    if (directory / "view.ivf.centroids.npy").exists():
+        view._coarse = CoarseIndex(load_array(directory / "view.ivf.centroids.npy"),
+                                   load_array(directory / "view.ivf.assign.npy"))
+    view._owned_ids = LazyDict(  # type: ignore[assignment]
+        agents, lambda i: {ids[r] for r in view._owned[agents[i]]})
+
+
+def _save_rows(directory: Path, name: str, rows: dict[str, list[int]]) -> None:
+    agents = list(rows)
+    sizes = [len(rows[a]) for a in agents]
+    offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+    flat = np.fromiter((r for a in agents for r in rows[a]), dtype=np.int64,
+                       count=int(offsets[-1]))
+    (directory / f"{name}.keys.json").write_text(json.dumps(agents))
+    np.save(directory / f"{name}.off.npy", offsets, allow_pickle=False)
+    np.save(directory / f"{name}.rows.npy", flat, allow_pickle=False)
+
+
+def _load_rows(directory: Path, name: str) -> dict[str, list[int]]:
+    agents = json.loads((directory / f"{name}.keys.json").read_text())
+    offsets = load_array(directory / f"{name}.off.npy")
+    flat = load_array(directory / f"{name}.rows.npy")
+    return {a: flat[offsets[i]:offsets[i + 1]].tolist() for i, a in enumerate(agents)}
+
+
+def _save_json_dict(directory: Path, name: str, mapping, encode,
+                    keys: list[str] | None = None) -> None:
+    keys = list(mapping) if keys is None else keys
+    if len(keys) != len(mapping):
+        raise ValueError(f"{name}: keys and values disagree")
+    (directory / f"{name}.keys.json").write_text(json.dumps(keys))
+    raw = mapping.raw_of if isinstance(mapping, LazyDict) else (lambda key: None)
+    write_json_column(directory, name, (None if raw(k) is not None else encode(mapping[k])
+                                        for k in keys), raw=lambda i: raw(keys[i]))
+
+
+def _load_json_dict(directory: Path, name: str, decode, kind=LazyDict,
+                    like: Any = None) -> LazyDict:
+    keys = json.loads((directory / f"{name}.keys.json").read_text())
+    column = read_json_column(directory, name)
+    if len(column) != len(keys):
+        raise ValueError(f"{name}: keys and values disagree")
+    return kind(keys, lambda i: decode(column[i]), source=column.raw, like=like)
+
+
+# -- the text index ------------------------------------------------------------------------
+
+def save_text(directory: Path, text_index: TextIndex) -> dict:
+    for name, (encode, _) in TEXT_JSON.items():
+        _save_json_dict(directory, f"text.{name}", getattr(text_index, name), encode)
+    small: dict[str, Any] = {k: v for k, v in text_index.__dict__.items()
+                             if k not in TEXT_JSON and k not in BM25_INDEXES}
+    for name in BM25_INDEXES:
+        small[name] = _save_bm25(directory, f"text.{name}", getattr(text_index, name))
+    return small
+
+
+def load_text(directory: Path, text_index: TextIndex, small: dict, like: Any = None) -> None:
+    """Load the text index; ``like`` is a dict of the same keys to share a table with."""
+    text_index.__dict__.update({k: v for k, v in small.items() if k not in BM25_INDEXES})
+    for name, (_, decode) in TEXT_JSON.items():
+        setattr(text_index, name, _load_json_dict(directory, f"text.{name}", decode, like=like))
+    for name in BM25_INDEXES:
+        setattr(text_index, name, _load_bm25(directory, f"text.{name}", small[name]))
+
+
+def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:
+    n = len(index._ids)
+    (directory / f"{name}.ids.json").write_text(json.dumps(list(index._ids)))
+    np.save(directory / f"{name}.lengths.npy", index._lengths[:n], allow_pickle=False)
+    np.save(directory / f"{name}.live.npy", index._live[:n], allow_pickle=False)
+    write_json_column(directory, f"{name}.terms_of", (list(index._terms_of[i]) for i in range(n)))
+    terms = list(index._postings)
+    postings = [index._postings[t] for t in terms]
+    offsets = np.concatenate([[0], np.cumsum([p.size for p in postings], dtype=np.int64)])
+    (directory / f"{name}.terms.json").write_text(json.dumps(terms))
+    np.save(directory / f"{name}.post.off.npy", offsets.astype(np.int64), allow_pickle=False)
+    for part, dtype in (("slots", np.int64), ("tfs", np.float64)):
+        flat = (np.concatenate([getattr(p, part)[:p.size] for p in postings])
+                if postings else np.empty(0))
+        np.save(directory / f"{name}.post.{part}.npy", flat.astype(dtype), allow_pickle=False)
+    return {"k1": index.k1, "b": index.b, "_df": dict(index._df),
+            "_total_length": float(index._total_length)}
+
+
+def _load_bm25(directory: Path, name: str, small: dict) -> BM25Index:
+    index = BM25Index(k1=small["k1"], b=small["b"])
+    index._df = small["_df"]
+    index._total_length = small["_total_length"]
+    index._ids = json.loads((directory / f"{name}.ids.json").read_text())
+    index._lengths = load_array(directory / f"{name}.lengths.npy")
+    index._live = load_array(directory / f"{name}.live.npy")
+    n = len(index._ids)
+    if len(index._lengths) != n or len(index._live) != n:
+        raise ValueError(f"{name}: columns of different lengths")
+    index._slot_of = {doc: slot for doc, slot, live in
+                      zip(index._ids, range(n), index._live.tolist()) if live}
+    terms_of = read_json_column(directory, f"{name}.terms_of")
+    index._terms_of = LazyList(n, lambda i: tuple(terms_of[i]))  # type: ignore[assignment]
+    terms = json.loads((directory / f"{name}.terms.json").read_text())
+    offsets = load_array(directory / f"{name}.post.off.npy")
+    slots = load_array(directory / f"{name}.post.slots.npy")
+    tfs = load_array(directory / f"{name}.post.tfs.npy")
+    index._postings = LazyDict(  # type: ignore[assignment]
+        terms, lambda i: _postings(slots[offsets[i]:offsets[i + 1]],
+                                   tfs[offsets[i]:offsets[i + 1]]))
+    return index
+
+
+def _postings(slots: np.ndarray, tfs: np.ndarray) -> _Postings:
+    """One term's postings over the mapped arrays: full, so its next append copies."""
+    postings = _Postings.__new__(_Postings)
+    postings.slots, postings.tfs, postings.size = slots, tfs, len(slots)
+    return postings

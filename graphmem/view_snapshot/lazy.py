@@ -1,0 +1,199 @@
+"""Columns on disk that a view snapshot is loaded from without building every object.
+
+A namespace view holds, per memory, a record and a few index entries; building 100,000
+of each from a pickle costs seconds. A snapshot keeps them as columns instead, and a
+view restored from it makes a record (or an index entry) only when something reads it:
+
+    write_json_column(directory, name, values)  one JSON document per value, concatenated
+                                                (``name.bin``), with their byte offsets
+                                                (``name.off.npy``)
+    read_json_column(directory, name)           (blob, offsets) of such a column
+    LazyDict(keys, make)                        a mutable mapping over ``keys`` whose
+                                                values are made by ``make(position)`` on
+                                                first read, then kept like a dict's
+    LazyList(n, make)                           the same for a list
+
+Arrays are read with ``np.load(mmap_mode="c")``: the pages come from the file as they
+are touched, shared with every process that maps the same snapshot, and a write lands in
+a private copy (the file never changes). JSON and ``.npy`` without pickles: loading runs
+no code from the file. Owns only these containers and file formats; imports nothing of
+graphmem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+__all__ = ["LazyDict", "LazyList", "load_array", "read_json_column", "write_json_column"]
+
+V = TypeVar("V")
+_GONE = object()
+
+
+def write_json_column(directory: Path, name: str, values: Iterable[Any],
+                      raw: Callable[[int], bytes | None] | None = None) -> int:
+    """Write ``values`` as a JSON column; ``raw(i)``, when given and not None, is the
+    i-th value's encoding already (copied as it is). Returns the number of values."""
+    offsets = [0]
+    with open(directory / f"{name}.bin", "wb") as handle:
+        for i, value in enumerate(values):
+            data = raw(i) if raw is not None else None
+            if data is None:
+                data = json.dumps(value, separators=(",", ":")).encode()
+            handle.write(data)
+            offsets.append(offsets[-1] + len(data))
+    np.save(directory / f"{name}.off.npy", np.asarray(offsets, dtype=np.int64),
+            allow_pickle=False)
+    return len(offsets) - 1
+
+
+def read_json_column(directory: Path, name: str) -> "JsonColumn":
+    return JsonColumn(_mapped_bytes(directory / f"{name}.bin"),
+                      load_array(directory / f"{name}.off.npy"))
+
+
+def load_array(path: Path) -> np.ndarray:
+    """An ``.npy`` file mapped copy-on-write (a plain ndarray, never a pickle)."""
+    return np.load(path, mmap_mode="c", allow_pickle=False).view(np.ndarray)
+
+
+def _mapped_bytes(path: Path) -> np.ndarray:
+    if path.stat().st_size == 0:
+        return np.zeros(0, dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+
+
+class JsonColumn:
+    """The values of a JSON column, decoded one at a time."""
+
+    def __init__(self, blob: np.ndarray, offsets: np.ndarray) -> None:
+        self.blob, self.offsets = blob, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def raw(self, i: int) -> bytes:
+        return self.blob[int(self.offsets[i]):int(self.offsets[i + 1])].tobytes()
+
+    def __getitem__(self, i: int) -> Any:
+        return json.loads(self.raw(i))
+
+
+class LazyDict(MutableMapping, Generic[V]):
+    """A dict whose initial entries are made on first read.
+
+    ``keys`` are the initial keys in order; ``make(i)`` makes the value of the i-th. An
+    entry once read is an ordinary value: mutate it in place, as callers of a dict do.
+    ``source(i)``, if given, is the i-th entry's encoding as it was saved, for a writer
+    that wants to copy unread entries rather than encode them again (`raw_of`).
+    """
+
+    def __init__(self, keys: list[str], make: Callable[[int], V],
+                 source: Callable[[int], bytes] | None = None,
+                 like: "LazyDict | None" = None) -> None:
+        self._base = keys
+        self._position: dict[str, int]
+        # dicts loaded with the same keys (the records and the text index's entries of
+        # each memory) share one key -> position table: never changed after loading
+        if like is not None and like._base == keys:
+            self._base, self._position = like._base, like._position
+        else:
+            self._position = dict(zip(keys, range(len(keys))))
+        self._make, self._source = make, source
+        self._made: dict[str, Any] = {}  # read, set or deleted (_GONE) since loading
+        self._added: dict[str, None] = {}  # keys not among the initial ones, in order
+        self._size = len(keys)
+
+    def __getitem__(self, key: str) -> V:
+        made = self._made
+        if key in made:
+            value = made[key]
+            if value is _GONE:
+                raise KeyError(key)
+            return value
+        value = self._make(self._position[key])  # KeyError if it was never there
+        made[key] = value
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._made:
+            return self._made[key] is not _GONE
+        return key in self._position
+
+    def __setitem__(self, key: str, value: V) -> None:
+        if key not in self:
+            self._size += 1
+            if key not in self._position:
+                self._added[key] = None
+        self._made[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._size -= 1
+        if key in self._position:
+            self._made[key] = _GONE
+        else:
+            del self._made[key]
+            del self._added[key]
+
+    def __iter__(self) -> Iterator[str]:
+        for key in self._base:
+            if self._made.get(key, None) is not _GONE:
+                yield key
+        yield from list(self._added)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def raw_of(self, key: str) -> bytes | None:
+        """The saved encoding of ``key``'s value if it was never read or set, else None."""
+        if self._source is None or key in self._made or key not in self._position:
+            return None
+        return self._source(self._position[key])
+
+
+class LazyList(Generic[V]):
+    """A list whose first ``n`` items are made by ``make(i)`` on first read; it grows by
+    ``append`` and items are replaced by assignment (what BM25's term lists need)."""
+
+    def __init__(self, n: int, make: Callable[[int], V]) -> None:
+        self._n, self._make = n, make
+        self._made: dict[int, V] = {}
+        self._added: list[V] = []
+
+    def __len__(self) -> int:
+        return self._n + len(self._added)
+
+    def __getitem__(self, i: int) -> V:
+        if i < 0:
+            i += len(self)
+        if i >= self._n:
+            return self._added[i - self._n]
+        if i not in self._made:
+            if i < 0:
+                raise IndexError(i)
+            self._made[i] = self._make(i)
+        return self._made[i]
+
+    def __setitem__(self, i: int, value: V) -> None:
+        if i < 0:
+            i += len(self)
+        if i >= self._n:
+            self._added[i - self._n] = value
+        elif i < 0:
+            raise IndexError(i)
+        else:
+            self._made[i] = value
+
+    def append(self, value: V) -> None:
+        self._added.append(value)
+
+    def __iter__(self) -> Iterator[V]:
+        for i in range(len(self)):
+            yield self[i]

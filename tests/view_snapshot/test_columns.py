@@ -1,0 +1,81 @@
+"""A view restored from its columns answers exactly as the view it was saved from, before
+and after both take in the same further changes, and after it is saved again."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import view_snapshot as vs
+from graphmem.retrieval.text_index import TextIndex
+from graphmem.view import NamespaceView
+
+AGENTS = ["ana", "ben", "chloe"]
+WORDS = ["kite", "harbour", "tea", "bicycle", "letters", "I prefer", "market", "Toronto"]
+FP = vs.Fingerprint(("step",), 1, "epoch", 1, 10**6)
+
+
+@st.composite
+def rows(draw, ids):
+    mid = draw(st.sampled_from(ids))
+    owners = draw(st.lists(st.sampled_from(AGENTS), min_size=1, max_size=3, unique=True))
+    contexts = draw(st.lists(st.sampled_from([None, "trip", "food"]), min_size=len(owners),
+                             max_size=len(owners)))
+    text = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)))
+    vector = draw(st.lists(st.floats(-1, 1, width=32), min_size=4, max_size=4))
+    entities = draw(st.lists(st.sampled_from(["e1", "e2", "e3"]), max_size=2, unique=True))
+    return {"id": mid, "text": text, "embedding": [v + 2.0 for v in vector],
+            "seq": 0, "t": draw(st.none() | st.integers(0, 50)),
+            "place": draw(st.none() | st.sampled_from(["home", "work"])),
+            "owners": owners, "vias": ["own"] * len(owners),
+            "owner_deposits": [f"d-{c}" for c in contexts],
+            "deposits": [{"id": f"d-{c}", "context": c} for c in contexts],
+            "asserted_by": owners[:1], "variants": [text],
+            "context": contexts[0], "forgotten": draw(st.booleans()),
+            "affiliated": draw(st.lists(st.sampled_from(ids), max_size=2)),
+            "mentions": [{"id": e, "name": e.upper(), "type": "thing"} for e in entities]}
+
+
+def _apply(view, batch, start):
+    for i, row in enumerate(batch):
+        view.upsert({**row, "seq": start + i})
+    view.version = start + len(batch)
+
+
+def _answers(view, text_index):
+    out = {"ids": list(view._ids), "records": {m: vars(r) for m, r in view.records.items()},
+           "arcs": {e: view.arc(e) for e in ("e1", "e2", "e3")},
+           "mentioning": {e: view.mentioning(e) for e in ("e1", "e2", "e3")},
+           "preferences": text_index.preferences}
+    for agent in AGENTS:
+        owned = view.owned_rows(agent)
+        out[agent] = (owned.tolist(), view.asserted_rows(agent).tolist(),
+                      set(view.owned_ids(agent)), view.latest_at_place(agent, "home"),
+                      view.nearest(np.ones(4, dtype=np.float32), 3, owned),
+                      text_index.search("kite tea trip", 5, set(view.owned_ids(agent)), agent),
+                      text_index.search_words("harbour market", 5, set(view.owned_ids(agent))))
+    return out
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_restored_view_answers_as_the_saved_one(tmp_path_factory, data):
+    ids = [f"m{i}" for i in range(12)]
+    before = data.draw(st.lists(rows(ids), min_size=1, max_size=15))
+    after = data.draw(st.lists(rows(ids), max_size=8))
+    view = NamespaceView("ns")
+    text_index = TextIndex(view)
+    _apply(view, before, 1)
+    directory = tmp_path_factory.mktemp("snap") / "s"
+    vs.save(directory, view, text_index, FP)
+    restored, restored_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
+    assert _answers(restored, restored_text) == _answers(view, text_index)
+    _apply(view, after, 100)
+    _apply(restored, after, 100)
+    assert _answers(restored, restored_text) == _answers(view, text_index)
+    # a restored view saves as it is (read entries encoded, unread ones copied)
+    vs.save(directory, restored, restored_text, FP)
+    again, again_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
+    assert _answers(again, again_text) == _answers(view, text_index)
