@@ -10,7 +10,9 @@ found through an index of anchors kept beside each namespace view:
   is indexed at once, by the anchors of its state claims;
 * the others (a store opened with memories this process never read) are indexed by
   their words and parsed only when a new statement names one of their anchor's words,
-  so opening a large store costs no parse of it.
+  so opening a large store costs no parse of it; one statement parses at most
+  ``READ_PER_STATEMENT`` of them, the newest first (an older current claim about a
+  crowded anchor is found by a later statement, once the newer ones are read).
 
 Each memory's claim time is when it was stated (the deposit's time), which the write path
 tells the detector (``note``); for memories it never saw, their world time when their
@@ -38,6 +40,10 @@ from graphmem.view import MemoryRecord, NamespaceView
 _WORD = re.compile(r"[a-z0-9]+")
 #: claims kept by text; a claim is a few small tuples
 CLAIM_CACHE = 200_000
+#: unread memories parsed for one statement, newest first: an anchor held by thousands of
+#: memories ("the harbour" in a large store) would cost minutes of parsing on its first
+#: use in a process; the rest are read by later statements about it, as many each time
+READ_PER_STATEMENT = 256
 
 
 @dataclass
@@ -150,7 +156,9 @@ class SupersessionDetector:
                 wanted |= set.intersection(*sets)
         if not wanted:
             return
-        records = [view.records[m] for m in wanted if m in view.records]
+        records = sorted((view.records[m] for m in wanted if m in view.records),
+                         key=lambda r: (r.t is not None, r.t or 0, r.seq),
+                         reverse=True)[:READ_PER_STATEMENT]
         self.claims(w for r in records for w in (r.variants or [r.text]))
         for record in records:
             self._drop(index, record.id)

@@ -69,3 +69,37 @@ def test_without_the_detector_the_judges_contradictions_decide(tmp_path, embedde
         old = one(g, "ana", "Ana lives in Berlin.", T0)
         new = one(g, "ana", "Ana lives in Munich.", T0 + timedelta(days=400))
         assert record(g, old)["by"] == new
+
+
+def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
+    """A crowded anchor in a store this process never read: the newest are read first,
+    the rest by later statements, and a replaced claim is still found."""
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "READ_PER_STATEMENT", 5)
+    view = NamespaceView("crowd")
+    rows = [{"id": f"m{i}", "text": f"Ben found a kite at the harbour on day {i}.", "seq": i,
+             "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+             "embedding": [0.0] * 384} for i in range(12)]
+    rows.append({"id": "old", "text": "The harbour is open until 6 pm.", "seq": 0, "t": 1,
+                 "owners": ["ben"], "vias": ["witnessed"], "embedding": [0.0] * 384})
+    for row in rows:
+        view.upsert(row)
+    found = module.SupersessionDetector()
+    parsed: list[int] = []
+    original = found.claims
+
+    def counting(texts):
+        texts = list(texts)
+        parsed.append(sum(t not in found._claims for t in dict.fromkeys(texts)))
+        return original(texts)
+
+    monkeypatch.setattr(found, "claims", counting)
+    replaced = []
+    for n in range(4):
+        replaced += found.replaced("The harbour is open until 8 pm.", f"new{n}", view,
+                                   stated=10_000 + n)
+        assert max(parsed[1:] or [0]) <= 5  # the statement itself, then 5 at most a call
+        parsed.clear()
+    assert "old" in {r.earlier for r in replaced}
