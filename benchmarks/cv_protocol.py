@@ -74,8 +74,9 @@ def capture(args) -> list:
                               "implicit-choice": args.choice_every,
                               "implicit-persona": args.persona_every},
                       distractors=args.distractors, seed=args.seed)
-    if args.only:
-        plan = [p for p in plan if p[0].id in set(args.only.split(","))]
+    if args.only:  # in the order listed (a slow capture does the folds round robin)
+        order = {unit_id: i for i, unit_id in enumerate(args.only.split(","))}
+        plan = sorted((p for p in plan if p[0].id in order), key=lambda p: order[p[0].id])
     print(f"{len(plan)} units to capture", file=sys.stderr)
     if args.cached_only:
         return load_cached(plan, args.work / f"captured-d{args.distractors}")
@@ -102,10 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True,
                         help="directory outside the repo for the store and the capture cache")
     parser.add_argument("--capture-only", action="store_true")
-    parser.add_argument("--only", help="capture only these unit ids (comma-separated): "
+    parser.add_argument("--only", help="capture only these unit ids (comma-separated), in this order: "
                                        "to split a capture between processes")
     parser.add_argument("--cached-only", action="store_true",
                         help="use only the units already captured in --work (no ingestion)")
+    parser.add_argument("--fitted-only", action="store_true",
+                        help="only the fitted fusion's variants and the baselines (no knob "
+                             "elimination): cv_report.FIT_VARIANTS, judged by the rule")
+    parser.add_argument("--rrf-k", help="the RRF k grid of the fit (comma-separated; "
+                                        "default 1,3,10,30,60)")
+    parser.add_argument("--variants", help="with --fitted-only: only these variants "
+                                           "(comma-separated names; the first always runs)")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here")
     args = parser.parse_args(argv)
     if args.no_locomo:
@@ -118,9 +126,13 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     if args.capture_only:
         return 0
-    from cv_report import run_protocol
+    from cv_report import RRF_K_GRID, run_fitted, run_protocol
 
-    results = run_protocol(units)
+    if args.fitted_only:
+        ks = tuple(int(k) for k in args.rrf_k.split(",")) if args.rrf_k else RRF_K_GRID
+        results = run_fitted(units, ks, args.variants.split(",") if args.variants else None)
+    else:
+        results = run_protocol(units)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, default=str))
     return 0

@@ -71,7 +71,7 @@ DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.MULTI_HOP: {"dense": 0.93, "bm25": 0.55, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.34, "speaker": 0.0},
 }
 _BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 0.63, "words": 0.0, "graph": 0.0, "time": 0.91,
-                                       "profile": 0.37, "speaker": 0.0}
+                                       "profile": 0.37, "speaker": 0.0, "said": 0.0}
 #: fitted with the weights (grid 1, 3, 10, 30, 60; 10 in 10 of the 12 held-out folds)
 RRF_K = 10
 
