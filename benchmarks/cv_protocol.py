@@ -85,6 +85,27 @@ def capture(args) -> list:
                            uncached_embedder())
 
 
+def also_units(dirs: list[Path], distractors: int) -> list:
+    """Every unit captured in ``dirs``, its questions renamed to datasets of their own
+    (``<dataset>-d<distractors>``): a PrefEval item at 300 distractors is another test
+    of the same preference, scored and fitted as its own dataset, held out with its
+    topic group."""
+    import pickle
+
+    out, seen = [], set()
+    for directory in dirs:
+        for path in sorted(directory.glob("*.pkl")):
+            if path.name in seen:  # the same unit captured by two processes
+                continue
+            seen.add(path.name)
+            unit = pickle.loads(path.read_bytes())
+            unit.dataset = f"{unit.dataset}-d{distractors}"
+            for q in unit.questions:
+                q.dataset = f"{q.dataset}-d{distractors}"
+            out.append(unit)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=Path("../shared/data/locomo"))
@@ -107,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
                                        "to split a capture between processes")
     parser.add_argument("--cached-only", action="store_true",
                         help="use only the units already captured in --work (no ingestion)")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="a directory of units captured at --also-distractors (every "
+                             "unit there is used, cached only): its PrefEval questions join "
+                             "the run as datasets of their own ('prefeval-explicit-d300'), "
+                             "in the same topic folds; repeatable")
+    parser.add_argument("--also-distractors", type=int, default=300)
     parser.add_argument("--fitted-only", action="store_true",
                         help="only the fitted fusion's variants and the baselines (no knob "
                              "elimination): cv_report.FIT_VARIANTS, judged by the rule")
@@ -121,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_prefeval:
         args.prefeval = None
     started = time.perf_counter()
-    units = capture(args)
+    units = capture(args) + also_units(args.also, args.also_distractors)
     print(f"captured {len(units)} units in {time.perf_counter() - started:.0f} s",
           file=sys.stderr)
     if args.capture_only:
