@@ -74,14 +74,36 @@ def capture(args) -> list:
                               "implicit-choice": args.choice_every,
                               "implicit-persona": args.persona_every},
                       distractors=args.distractors, seed=args.seed)
-    if args.only:
-        plan = [p for p in plan if p[0].id in set(args.only.split(","))]
+    if args.only:  # in the order listed (a slow capture does the folds round robin)
+        order = {unit_id: i for i, unit_id in enumerate(args.only.split(","))}
+        plan = sorted((p for p in plan if p[0].id in order), key=lambda p: order[p[0].id])
     print(f"{len(plan)} units to capture", file=sys.stderr)
     if args.cached_only:
         return load_cached(plan, args.work / f"captured-d{args.distractors}")
     with MemoryGraph.open(data_dir=args.work / "store") as graph:
         return capture_all(graph, plan, args.work / f"captured-d{args.distractors}",
                            uncached_embedder())
+
+
+def also_units(dirs: list[Path], distractors: int) -> list:
+    """Every unit captured in ``dirs``, its questions renamed to datasets of their own
+    (``<dataset>-d<distractors>``): a PrefEval item at 300 distractors is another test
+    of the same preference, scored and fitted as its own dataset, held out with its
+    topic group."""
+    import pickle
+
+    out, seen = [], set()
+    for directory in dirs:
+        for path in sorted(directory.glob("*.pkl")):
+            if path.name in seen:  # the same unit captured by two processes
+                continue
+            seen.add(path.name)
+            unit = pickle.loads(path.read_bytes())
+            unit.dataset = f"{unit.dataset}-d{distractors}"
+            for q in unit.questions:
+                q.dataset = f"{q.dataset}-d{distractors}"
+            out.append(unit)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,10 +124,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True,
                         help="directory outside the repo for the store and the capture cache")
     parser.add_argument("--capture-only", action="store_true")
-    parser.add_argument("--only", help="capture only these unit ids (comma-separated): "
+    parser.add_argument("--only", help="capture only these unit ids (comma-separated), in this order: "
                                        "to split a capture between processes")
     parser.add_argument("--cached-only", action="store_true",
                         help="use only the units already captured in --work (no ingestion)")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="a directory of units captured at --also-distractors (every "
+                             "unit there is used, cached only): its PrefEval questions join "
+                             "the run as datasets of their own ('prefeval-explicit-d300'), "
+                             "in the same topic folds; repeatable")
+    parser.add_argument("--also-distractors", type=int, default=300)
+    parser.add_argument("--fitted-only", action="store_true",
+                        help="only the fitted fusion's variants and the baselines (no knob "
+                             "elimination): cv_report.FIT_VARIANTS, judged by the rule")
+    parser.add_argument("--rrf-k", help="the RRF k grid of the fit (comma-separated; "
+                                        "default 1,3,10,30,60)")
+    parser.add_argument("--variants", help="with --fitted-only: only these variants "
+                                           "(comma-separated names; the first always runs)")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here")
     args = parser.parse_args(argv)
     if args.no_locomo:
@@ -113,14 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_prefeval:
         args.prefeval = None
     started = time.perf_counter()
-    units = capture(args)
+    units = capture(args) + also_units(args.also, args.also_distractors)
     print(f"captured {len(units)} units in {time.perf_counter() - started:.0f} s",
           file=sys.stderr)
     if args.capture_only:
         return 0
-    from cv_report import run_protocol
+    from cv_report import RRF_K_GRID, run_fitted, run_protocol
 
-    results = run_protocol(units)
+    if args.fitted_only:
+        ks = tuple(int(k) for k in args.rrf_k.split(",")) if args.rrf_k else RRF_K_GRID
+        results = run_fitted(units, ks, args.variants.split(",") if args.variants else None)
+    else:
+        results = run_protocol(units)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, default=str))
     return 0

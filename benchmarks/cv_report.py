@@ -222,13 +222,14 @@ def nested_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
     return out, decisions
 
 
-def fitted_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
+def fitted_scores(scorer: Scorer, base: Setting, *, focus: float | None = None
+                  ) -> tuple[np.ndarray, dict]:
     """Per question, its score under channel weights fitted without its fold
     (`graphmem.evaluation.fusion_fit`); and the tables fitted per held-out fold."""
     out = np.zeros(len(scorer.datasets))
     tables = {}
     for fold in np.unique(scorer.folds):
-        config = fit_fusion(scorer, base, scorer.folds != fold)
+        config = fit_fusion(scorer, base, scorer.folds != fold, focus=focus)
         held = scorer.folds == fold
         out[held] = scorer.setting(Setting(config, base.cues))[held]
         tables[str(fold)] = _weight_tables(config)
@@ -239,14 +240,15 @@ def fitted_scores(scorer: Scorer, base: Setting) -> tuple[np.ndarray, dict]:
 _FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
 
 
-def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray) -> RecallConfig:
-    """Weights fitted on ``train`` for each RRF k of the grid; the k whose fitted config
+def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray, *,
+               focus: float | None = None, ks=RRF_K_GRID) -> RecallConfig:
+    """Weights fitted on ``train`` for each RRF k of ``ks``; the k whose fitted config
     scores best on ``train`` (replayed) is kept."""
     pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
     best: tuple[float, RecallConfig] | None = None
-    for k in RRF_K_GRID:
+    for k in ks:
         config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
-                            cache=_FEATURES)
+                            cache=_FEATURES, focus=focus)
         value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
         if best is None or value > best[0] + 1e-9:
             best = (value, config)
@@ -291,6 +293,73 @@ def run_protocol(units) -> dict:
             "final_cues": sorted(final.cues), "nested_decisions": decisions,
             "fitted_tables_per_fold": fitted_tables,
             "fitted_tables_all_folds": _weight_tables(fitted_all.config), **tables}
+
+
+#: the fitted fusion's variants judged by the rule: (channels left out, loss focus, whether
+#: questions at more distractors than the base run (datasets "...-d300") are fitted on;
+#: without, they are only scored)
+FIT_VARIANTS = {
+    "fitted": (("said",), None, False),
+    "fitted + said": ((), None, False),
+    "fitted + said (all-evidence loss)": ((), 1.0, False),
+    "fitted + said (all-evidence loss) + d300 fitted": ((), 1.0, True),
+}
+
+
+def run_fitted(units, ks=RRF_K_GRID, variants=None) -> dict:
+    """The fitted fusion only (no knob elimination): each variant of `FIT_VARIANTS`
+    fitted without the fold it is scored on, judged by the rule against the first (the
+    shipped procedure), with the baselines in the same run."""
+    from cv_tables import category_table, dataset_table
+
+    started = time.perf_counter()
+    scorer = Scorer(units)
+    mismatches = scorer.replay_mismatches()
+    print(f"replay vs live recall (default config): {mismatches} of "
+          f"{len(scorer.questions)} questions differ", file=sys.stderr)
+    systems, tables, verdicts = {}, {}, {}
+    for name, (left_out, focus, fit_more) in FIT_VARIANTS.items():
+        if variants and name not in variants and name != next(iter(FIT_VARIANTS)):
+            continue
+        channels = tuple(c for c in HYBRID.channels if c not in left_out)
+        base = Setting(HYBRID.model_copy(update={"channels": channels}))
+        out = np.zeros(len(scorer.datasets))
+        tables[name] = {}
+        fittable = fit_more | ~np.char.endswith(scorer.datasets.astype(str), "-d300")
+        for fold in np.unique(scorer.folds):
+            config = fit_fusion(scorer, base, fittable & (scorer.folds != fold), focus=focus,
+                                ks=ks)
+            held = scorer.folds == fold
+            out[held] = scorer.setting(Setting(config, base.cues))[held]
+            tables[name][str(fold)] = _weight_tables(config)
+        systems[f"graphmem {name} (nested)"] = out
+        every = fit_fusion(scorer, base, fittable, focus=focus, ks=ks)
+        tables[name]["all folds"] = _weight_tables(every)
+        print(f"{name}, fitted on every fold: {_weight_tables(every)}", file=sys.stderr)
+        print(f"{name}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr,
+              flush=True)
+    first = next(iter(systems.values()))
+    for name, scores in list(systems.items())[1:]:
+        result = verdict(fold_table(scores, scorer.datasets, scorer.folds),
+                         fold_table(first, scorer.datasets, scorer.folds))
+        verdicts[name] = {"keep": result.keep, "gain": result.mean_gain,
+                          "worst": result.worst_change, "reason": result.reason}
+        print(f"- {name} against {next(iter(systems))}: "
+              f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
+              f"{result.mean_gain:+.4f}; worst " + ", ".join(
+                  f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
+    systems.update({name: scorer.baseline(name) for name in BASELINES})
+    out_tables: dict = {}
+    for dataset in sorted(np.unique(scorer.datasets)):
+        text, figures = dataset_table(scorer, systems, str(dataset), metric_name(str(dataset)))
+        print("\n" + text)
+        out_tables[str(dataset)] = figures
+    if (scorer.datasets == "locomo").any():
+        text, figures = category_table(scorer, systems)
+        print("\n" + text)
+        out_tables["locomo_categories"] = figures
+    return {"replay_mismatches": mismatches, "questions": len(scorer.questions),
+            "verdicts": verdicts, "fitted_tables_per_fold": tables, **out_tables}
 
 
 def _plain_row(row: dict) -> dict:

@@ -59,28 +59,29 @@ def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
 
 def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int, *,
                 prior: np.ndarray | None = None, l2: float = 0.01, steps: int = 300,
-                lr: float = 0.5) -> np.ndarray:
-    """Non-negative weights minimising the pairwise logistic loss over ``examples``
-    ((X, y, weight of the question)) plus ``l2 * |w - prior|^2``; max weight scaled to 1."""
-    diffs, pair_w = [], []
-    for x, y, weight in examples:
-        pos, neg = x[y], x[~y]
-        if len(pos) == 0 or len(neg) == 0:
-            continue
-        neg = neg[np.argsort(-neg.max(axis=1), kind="stable")[:HARD_NEGATIVES]]
-        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x.shape[1])
-        diffs.append(d)
-        pair_w.append(np.full(len(d), weight / len(d)))
+                lr: float = 0.5, focus: float | None = None) -> np.ndarray:
+    """Non-negative weights minimising a pairwise logistic loss over ``examples``
+    ((X, y, weight of the question)) plus ``l2 * |w - prior|^2``; max weight scaled to 1.
+
+    ``focus`` None: every (relevant, irrelevant) pair of a question counts alike, which
+    rewards putting *some* relevant memory first. A number (a temperature): a question's
+    loss is the soft maximum, over its relevant memories, of each one's mean pair loss,
+    so the worst-placed relevant memory dominates: the loss of a metric that needs *all*
+    of a question's evidence (recall_all). Small focus: the worst alone; large: the mean.
+    """
+    pairs = _pairs(examples, x_width=n)
     prior = np.ones(n) if prior is None else prior
-    if not diffs:
+    if pairs is None:
         return prior / max(prior.max(), 1e-12)
-    d, pw = np.concatenate(diffs), np.concatenate(pair_w)
-    pw = pw / pw.sum()
+    d, pw, group, group_q, per_group = pairs
     w = prior.astype(float).copy()
     m, v = np.zeros(n), np.zeros(n)
     for t in range(1, steps + 1):  # Adam with projection onto w >= 0
         margin = d @ w
-        g = -(d * (pw * _sigmoid(-margin))[:, None]).sum(0) + 2 * l2 * (w - prior)
+        coef = pw * _sigmoid(-margin)
+        if focus is not None:
+            coef = coef * _soft_worst(margin, group, group_q, per_group, focus)[group]
+        g = -(d * coef[:, None]).sum(0) + 2 * l2 * (w - prior)
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         w = np.maximum(w - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
@@ -88,12 +89,54 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     return w / max(w.max(), 1e-12)
 
 
+def _pairs(examples, x_width: int):
+    """Every question's (relevant - hard irrelevant) feature differences, with each
+    pair's weight (a question's weight shared by its pairs), its relevant memory's group
+    number, each group's question and the number of relevant memories per question."""
+    diffs, pair_w, groups, group_q = [], [], [], []
+    n_pos: list[int] = []
+    n_groups = 0
+    for x, y, weight in examples:
+        pos, neg = x[y], x[~y]
+        if len(pos) == 0 or len(neg) == 0:
+            continue
+        neg = neg[np.argsort(-neg.max(axis=1), kind="stable")[:HARD_NEGATIVES]]
+        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x_width)
+        diffs.append(d)
+        pair_w.append(np.full(len(d), weight / len(d)))
+        groups.append(n_groups + np.repeat(np.arange(len(pos)), len(neg)))
+        group_q.append(np.full(len(pos), len(n_pos)))
+        n_pos.append(len(pos))
+        n_groups += len(pos)
+    if not diffs:
+        return None
+    pw = np.concatenate(pair_w)
+    return (np.concatenate(diffs), pw / pw.sum(), np.concatenate(groups),
+            np.concatenate(group_q), np.array(n_pos, float))
+
+
+def _soft_worst(margin: np.ndarray, group: np.ndarray, group_q: np.ndarray,
+                per_question: np.ndarray, focus: float) -> np.ndarray:
+    """Per relevant memory, its share of its question's loss under the soft maximum
+    (softmax of its mean pair loss / focus), times the question's count of relevant
+    memories (so that equal losses give every pair weight 1, as without focus)."""
+    counts = np.bincount(group)
+    loss = np.bincount(group, np.logaddexp(0.0, -margin)) / counts
+    z = loss / focus
+    top = np.full(len(per_question), -np.inf)
+    np.maximum.at(top, group_q, z)
+    e = np.exp(z - top[group_q])
+    share = e / np.bincount(group_q, e)[group_q]
+    return share * per_question[group_q]
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -z))
 
 
 def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
-               l2: float = 0.01, cache: dict | None = None) -> RecallConfig:
+               l2: float = 0.01, cache: dict | None = None,
+               focus: float | None = None) -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
     questions in ``within``; channels that ship off (not in ``base.channels``) stay off."""
     channels = list(base.channels)
@@ -116,9 +159,10 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
         example = (x, y, 1.0 / per_dataset[q.dataset])
         pooled.append(example)
         by_kind[q.captured.query_class(cues).kind].append(example)
-    shared = fit_weights(pooled, len(channels), l2=l2)
+    shared = fit_weights(pooled, len(channels), l2=l2, focus=focus)
     kind_weights = {kind: _table(channels, fit_weights(examples, len(channels), prior=shared,
-                                                       l2=l2) if examples else shared)
+                                                       l2=l2, focus=focus)
+                                 if examples else shared)
                     for kind, examples in by_kind.items()}
     return base.model_copy(update={"weights": _table(channels, shared),
                                    "kind_weights": kind_weights})

@@ -31,6 +31,7 @@ class Query:
     kind: QueryClass
     intent: TemporalIntent | None = None
     subjects: list[str] = field(default_factory=list)  # agents the question names
+    relation_text: str = ""  # the question without the names of its subjects
 
 
 def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallConfig,
@@ -52,9 +53,12 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
     weights = weights_for(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
-    subjects = (named_agents(text, agent_names()) if weights.get("speaker", 0) > 0 else [])
+    names = (agent_names() if weights.get("speaker", 0) > 0 or weights.get("said", 0) > 0
+             else {})
+    subjects = named_agents(text, names)
     return Query(text=text, vector=embed([dense_text])[0], entity_ids=salient, kind=kind,
-                 intent=intent, subjects=subjects)
+                 intent=intent, subjects=subjects,
+                 relation_text=without_names(text, {a: names[a] for a in subjects}))
 
 
 def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:
@@ -64,6 +68,17 @@ def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str])
         return list(entity_ids)
     limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
     return [e for e in dict.fromkeys(entity_ids) if len(view.mentioning(e) & owned) <= limit]
+
+
+def without_names(text: str, names: Mapping[str, str]) -> str:
+    """``text`` without the given agents' ids and names (and a possessive 's after them):
+    what a question asks about the agents it names."""
+    for agent, name in names.items():
+        for word in sorted({agent, name}, key=len, reverse=True):
+            if len(word) > 1:
+                text = re.sub(rf"(?<!\w){re.escape(word)}(?:'s|’s)?(?!\w)", " ", text,
+                              flags=re.IGNORECASE)
+    return " ".join(text.split())
 
 
 def named_agents(query: str, names: Mapping[str, str]) -> list[str]:

@@ -50,7 +50,10 @@ def _configs():
     graph_on = apply(base, [Patch("weight", f"{k}.graph", 1.0)
                             for k in ("temporal", "identity", "preference", "factual",
                                       "multi_hop")]).config
-    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on,
+    said_on = apply(base, [Patch("weight", f"{k}.said", 1.0)
+                           for k in ("temporal", "identity", "preference", "factual",
+                                     "multi_hop")]).config
+    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on,
             HYBRID.model_copy(update={"affiliated_weight": 2.0, "affiliated_cap": 1}),
             HYBRID.model_copy(update={"classify": False})]
 

@@ -43,3 +43,39 @@ def test_features_are_the_rrf_terms_and_labels_follow_the_evidence():
                              k=60, depth=50)
     assert np.allclose(x, [[60 / 61, 0], [60 / 62, 60 / 61]])
     assert y.tolist() == [False, True]
+
+
+def _two_evidence_examples(rng, n_questions=60, n_candidates=30):
+    """Two relevant candidates per question. Channel 0 ranks one of them first and the
+    other last; channel 1 ranks both among its first five."""
+    out = []
+    for _ in range(n_questions):
+        order = rng.permutation(n_candidates)
+        a, b = order[:2]
+        rank0 = np.empty(n_candidates, int)
+        rank0[order] = np.arange(1, n_candidates + 1)
+        rank0[[b, order[-1]]] = rank0[[order[-1], b]]  # b last for channel 0
+        rank1 = rng.permutation(n_candidates) + 1
+        for good, slot in ((a, 3), (b, 5)):  # a, b at ranks 3 and 5 of channel 1
+            other = np.flatnonzero(rank1 == slot)[0]
+            rank1[[good, other]] = rank1[[other, good]]
+        x = 10.0 / (10 + np.stack([rank0, rank1], axis=1))
+        y = np.zeros(n_candidates, bool)
+        y[[a, b]] = True
+        out.append((x, y, 1.0))
+    return out
+
+
+def test_the_all_evidence_loss_favours_the_channel_that_finds_every_relevant_one():
+    examples = _two_evidence_examples(np.random.default_rng(1))
+    any_first = fit_weights(examples, 2)
+    all_evidence = fit_weights(examples, 2, focus=0.1)
+    assert all_evidence[1] / max(all_evidence[0], 1e-9) > any_first[1] / max(any_first[0], 1e-9)
+    assert all_evidence[1] == 1.0
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.05, 10.0))
+def test_focused_weights_are_non_negative_and_scaled_to_one(seed, focus):
+    w = fit_weights(_examples(np.random.default_rng(seed), 10, 8), 2, focus=focus)
+    assert (w >= 0).all() and np.isclose(w.max(), 1.0)

@@ -53,7 +53,7 @@ def test_channels_and_explain(scene):
     hits = scene.recall("ana", "What is Miso afraid of?", k=3, explain=True)
     assert hits and "Miso" in hits[0].text
     assert set(hits[0].channels) <= {"dense", "bm25", "words", "graph", "time", "profile",
-                                     "speaker", "affiliated"}
+                                     "speaker", "said", "affiliated"}
     assert hits[0].found_by in hits[0].channels
     assert hits[0].explain["weights"]["dense"] > 0
     dense_only = scene.recall("ana", "What is Miso afraid of?", k=3, config="DENSE_ONLY")
