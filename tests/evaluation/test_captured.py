@@ -10,6 +10,7 @@ from graphmem.evaluation.captured import capture_question, replay
 from graphmem.evaluation.knobs import ALL_CUES, Patch, Setting, apply, knobs_of
 from graphmem.retrieval.classify import class_from_cues, classify_query, cue_hits
 from graphmem.retrieval.config import BM25_ONLY, DENSE_ONLY, HYBRID
+from tests.scenes import two_people
 
 NS = "cap"
 SCENE = [
@@ -33,14 +34,7 @@ QUESTIONS = ["What activities does Ana do?", "When did Ben move to Toronto?",
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    from graphmem import MemoryGraph
-
-    graph = MemoryGraph.open(data_dir=tmp_path_factory.mktemp("captured") / "data")
-    for agent in ("ana", "ben"):
-        graph.register_agent(agent, kind="human", name=agent.capitalize(), ns=NS)
-    for agent, text, at in SCENE:
-        other = "ben" if agent == "ana" else "ana"
-        graph.remember(agent, text, witnesses=[other], at=at, ns=NS)
+    graph = two_people(tmp_path_factory.mktemp("captured") / "data", NS, SCENE)
     yield graph
     graph.close()
 

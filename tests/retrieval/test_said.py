@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from graphmem.retrieval.config import HYBRID
 from graphmem.retrieval.query import without_names
+from tests.scenes import two_people
 
 NS = "said"
 SCENE = [
@@ -27,14 +28,7 @@ SAID_ONLY = HYBRID.model_copy(update={
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    from graphmem import MemoryGraph
-
-    graph = MemoryGraph.open(data_dir=tmp_path_factory.mktemp("said") / "data")
-    for agent in ("ana", "ben"):
-        graph.register_agent(agent, kind="human", name=agent.capitalize(), ns=NS)
-    for agent, text, at in SCENE:
-        other = "ben" if agent == "ana" else "ana"
-        graph.remember(agent, text, witnesses=[other], at=at, ns=NS)
+    graph = two_people(tmp_path_factory.mktemp("said") / "data", NS, SCENE)
     yield graph
     graph.close()
 
