@@ -20,8 +20,14 @@ import numpy as np
 
 from graphmem import vector_index
 from graphmem.embed import DIMENSION
+from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
+
+
+#: memories read from the store per page of a catch-up (a first read of a large
+#: namespace in one reply held several gigabytes of parsed rows at 100,000 memories)
+SYNC_PAGE = 5000
 
 
 @dataclass
@@ -113,14 +119,32 @@ class NamespaceView:
             listener(record)
 
     def sync(self, store: Store, queries, version: int) -> None:
-        """Catch up with the store, which is at namespace ``version``."""
+        """Catch up with the store, which is at namespace ``version``, a page of
+        ``SYNC_PAGE`` memories at a time (a memory changed meanwhile moves to a later
+        sequence, which a later page reads)."""
         if version <= self.version:
             return
-        rows = store.read(queries["memory/changed_since"],
-                          {"ns": self.ns, "since": max(self.version, 0)})
-        for row in rows:
-            self.upsert(row)
-        self.version = max([version, *(int(r["seq"]) for r in rows)])
+        since = max(self.version, 0)
+        params = {"ns": self.ns, "vsince": since, "since": since, "page": SYNC_PAGE,
+                  "after_seq": -1, "after_pos": -1, "after_id": ""}
+        newest, previous = version, None
+        while True:
+            rows = store.read(queries["memory/changed_since"], params)
+            for row in rows:
+                self.upsert(row)
+            newest = max([newest, *(int(row["seq"]) for row in rows[-1:])])
+            if len(rows) < SYNC_PAGE:
+                break
+            last = rows[-1]
+            cursor = (int(last["seq"]), int(last.get("pos") or 0), last["id"])
+            if cursor == previous:
+                raise QueryFailed(f"catching up {self.ns!r} read the same page twice at "
+                                  f"{cursor}: memory/changed_since does not move past its "
+                                  "cursor; the view keeps its version and reads again")
+            params.update(since=cursor[0], after_seq=cursor[0], after_pos=cursor[1],
+                          after_id=cursor[2])
+            previous = cursor
+        self.version = newest
 
     def upsert(self, row: Row) -> MemoryRecord:
         """Add or refresh one memory from a ``changed_since`` row (a row without an

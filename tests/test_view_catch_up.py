@@ -61,10 +61,13 @@ def test_a_pass_that_changes_no_vector_sends_none(graph):
     before = graph._views.synced(NS).version
     for mid in sorted(graph._views.synced(NS).records):
         graph.pin(mid, by="person", ns=NS)
-    rows = graph.query("memory/changed_since", {"ns": NS, "since": before})
+    page = {"page": 100, "after_seq": -1, "after_pos": -1, "after_id": ""}
+    rows = graph.query("memory/changed_since", {"ns": NS, "since": before, "vsince": before,
+                                                **page})
     assert len(rows) == len(FACTS)
     assert all(row["embedding"] is None for row in rows)
-    everything = graph.query("memory/changed_since", {"ns": NS, "since": 0})
+    everything = graph.query("memory/changed_since", {"ns": NS, "since": 0, "vsince": 0,
+                                                      **page})
     assert all(row["embedding"] is not None for row in everything)
 
 
@@ -107,3 +110,18 @@ def test_a_caught_up_view_equals_a_view_read_whole(graph, acts):
         _act(graph, act, i)
         kept = graph._views.synced(NS)
         _same(kept, _fresh(graph))
+
+
+def test_a_view_read_in_small_pages_equals_one_read_whole(graph, monkeypatch):
+    import graphmem.view as view_module
+
+    graph.remember("ana", "Ana lives in Berlin and Ben works at the bakery. Chloe sold the "
+                   "old map. Dmitri found the spare key.", ns=NS)
+    for fact in FACTS:
+        graph.remember("ben", fact, ns=NS)
+    whole = _fresh(graph)
+    monkeypatch.setattr(view_module, "SYNC_PAGE", 2)
+    paged = _fresh(graph)
+    assert len(whole) >= 5 and len({r.seq for r in whole.records.values()}) < len(whole)
+    assert paged._ids == whole._ids  # the same rows, numbered alike
+    _same(paged, whole)

@@ -1,14 +1,20 @@
-// Every memory of a namespace written after sequence $since, with its owners,
-// affiliated neighbours, contradictions and mentioned entities: what the in-process
-// view needs to catch up. In the order they were written (a deposit's new memories
-// share its seq and are told apart by pos), so that every reader numbers them alike.
+// One page of the memories of a namespace written after sequence $since, with their
+// owners, affiliated neighbours, contradictions and mentioned entities: what the
+// in-process view needs to catch up. In the order they were written (a deposit's new
+// memories share its seq and are told apart by pos; then by id), at most $page of them
+// after the last one of the previous page ($after_seq, $after_pos, $after_id; -1 for the
+// first page): a first read of 100,000 memories in one reply held gigabytes at once.
 // Each owner comes with the deposit it learned the memory from, and each deposit with
 // its context: an owner may search only the context of its own deposit.
-// The embedding comes only if it was written after $since (m.vseq; a memory without
-// one always sends it): a pass that re-scores or prunes every memory would otherwise
-// re-send 384 floats per memory, most of a catch-up's cost.
+// The embedding comes only if it was written after $vsince, the reader's version
+// (m.vseq; a memory without one always sends it): a pass that re-scores or prunes every
+// memory would otherwise re-send 384 floats per memory, most of a catch-up's cost.
 MATCH (m:Memory {ns: $ns})
-WHERE m.seq > $since
+WHERE m.seq > $since OR (m.seq = $after_seq AND (coalesce(m.pos, 0) > $after_pos OR
+      (coalesce(m.pos, 0) = $after_pos AND m.id > $after_id)))
+WITH m
+ORDER BY m.seq, coalesce(m.pos, 0), m.id
+LIMIT $page
 OPTIONAL MATCH (a:Agent)-[o:OWNS]->(m)
 WITH m, collect(a.id) AS owners, collect(o.via) AS vias, collect(o.deposit) AS owner_deposits
 OPTIONAL MATCH (d:Deposit)-[:PRODUCED]->(m)
@@ -21,7 +27,7 @@ WITH m, owners, vias, owner_deposits, deposits, affiliated,
      collect(DISTINCT c.id) AS conflicts
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 RETURN m.id AS id, m.text AS text,
-       CASE WHEN m.vseq IS NULL OR m.vseq > $since THEN m.embedding END AS embedding, m.seq AS seq, m.t AS t,
+       CASE WHEN m.vseq IS NULL OR m.vseq > $vsince THEN m.embedding END AS embedding, m.seq AS seq, m.t AS t,
        m.place AS place, m.asserted_by AS asserted_by, m.variants AS variants,
        m.context AS context, m.valid_until AS valid_until, m.superseded_by AS superseded_by,
        m.forgotten AS forgotten, m.deleted AS deleted, m.pinned AS pinned,
@@ -30,4 +36,4 @@ RETURN m.id AS id, m.text AS text,
        m.quarantined AS quarantined, m.domain AS domain, m.epistemic AS epistemic, owners, vias, owner_deposits, deposits,
        affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
-ORDER BY seq, pos
+ORDER BY seq, coalesce(pos, 0), id
