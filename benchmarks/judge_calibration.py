@@ -225,7 +225,7 @@ def replay(speeches: list[Speech], model, threshold: float, max_time_gap: float 
     deposits = []
     for i, s in enumerate(speeches):
         deposits.append((s, own_account(s)))
-        deposits += [(s, witness_account(s, l, i + k)) for k, l in enumerate(s.listeners[:3])]
+        deposits += [(s, witness_account(s, listener, i + k)) for k, listener in enumerate(s.listeners[:3])]
     vectors = dict(cache or {})
     vectors.update(embed(model, [d for _, d in deposits if d not in vectors]))
     memory_vecs = np.zeros((len(deposits), 384), dtype=np.float32)

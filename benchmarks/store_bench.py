@@ -181,7 +181,7 @@ def print_markdown(results: list[dict[str, Any]]) -> None:
     for r in results:
         for op, lat in r["latency_ms"].items():
             print(f"| {r['size']:,} | {op} | {lat['p50']:.3f} | {lat['p95']:.3f} | "
-                  f"{l['p99']:.3f} | {l['p50_over_baseline']:.2f}x |")
+                  f"{lat['p99']:.3f} | {lat['p50_over_baseline']:.2f}x |")
     print()
     print("| nodes | OWNS edges | fill s | fill nodes/s | disk as written | disk compacted "
           "| server memory | fsync |")
