@@ -33,6 +33,9 @@ class Problem:
 def check_store(store: Store, queries: Queries) -> list[Problem]:
     """Every disagreement between the namespaces' versions, their memories and log
     entries, and the version journal; empty when the store is whole."""
+    # the journal first: a write notes it after the graph, so a write landing between the
+    # two reads can leave the graph ahead of the journal read, never behind it
+    journal = store.noted_versions()
     rows = {r["ns"]: r for r in store.read(queries["admin/namespace_versions"])}
     problems = []
     for ns, row in sorted(rows.items()):
@@ -41,7 +44,7 @@ def check_store(store: Store, queries: Queries) -> list[Problem]:
         if beyond > version:
             problems.append(Problem(ns, version, 0, f"its records carry write {beyond}, "
                                     f"beyond the namespace's version {version}"))
-    for ns, noted in sorted(store.noted_versions().items()):
+    for ns, noted in sorted(journal.items()):
         version = int(rows[ns]["version"] or 0) if ns in rows else 0
         if noted > version:
             problems.append(Problem(
