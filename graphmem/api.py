@@ -23,8 +23,7 @@ from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.summarise import LLMSummariser, central_statement
-from graphmem.lifecycle.decay import utilities
-from graphmem.lifecycle.maintenance import decay_settings, scoring_clock, task_vectors
+from graphmem.lifecycle.maintenance import hit_utilities
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -313,13 +312,9 @@ class MemoryGraph(Curating, Governance):
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
-        settings = decay_settings(self._store, self._queries, ns)
-        tasks = {a: v for a, v in task_vectors(self._store, self._queries, ns,
-                                                self._embedder.embed).items() if a == agent}
-        ids = [h.memory_id for h in hits]
-        now, learned = scoring_clock(self._store, self._queries, ns, ids, settings,
-                                     None if self._clock is now_ms else self._clock())
-        scores = utilities(view, ids, tasks, settings, now, learned)
+        scores = hit_utilities(self._store, self._queries, view, [h.memory_id for h in hits],
+                               agent, self._embedder.embed,
+                               None if self._clock is now_ms else self._clock())
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])

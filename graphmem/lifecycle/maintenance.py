@@ -11,10 +11,11 @@ import numpy as np
 from graphmem.consensus import new_id
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.decay import (MAINTENANCE, DecaySettings, MaintenanceReport,
-                                      evidence_for, over_capacity, plan_maintenance,
-                                      promotions, reconsolidate, utilities)
+                                      Utility, evidence_for, over_capacity,
+                                      plan_maintenance, promotions, reconsolidate, utilities)
 from graphmem.queries import Queries
 from graphmem.store.base import Store
+from graphmem.view import NamespaceView
 from graphmem.views import Views, now_ms
 
 SCORE_BATCH = 5000
@@ -27,8 +28,11 @@ def decay_settings(store: Store, queries: Queries, ns: str) -> DecaySettings:
 
 
 def task_vectors(store: Store, queries: Queries, ns: str,
-                 embed: Callable[[Sequence[str]], np.ndarray]) -> dict[str, np.ndarray]:
-    rows = store.read(queries["lifecycle/tasks"], {"ns": ns})
+                 embed: Callable[[Sequence[str]], np.ndarray],
+                 agent: str | None = None) -> dict[str, np.ndarray]:
+    """Each agent's task, embedded (only ``agent``'s when given)."""
+    rows = [r for r in store.read(queries["lifecycle/tasks"], {"ns": ns})
+            if agent is None or r["agent"] == agent]
     if not rows:
         return {}
     return dict(zip([r["agent"] for r in rows], embed([r["task"] for r in rows])))
@@ -56,6 +60,17 @@ def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
         rows = store.read(queries["lifecycle/deposit_now"], {"ns": ns})
         now = int(rows[0]["now"]) if rows and rows[0]["now"] is not None else now_ms()
     return now, learned
+
+
+def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequence[str],
+                  agent: str, embed: Callable[[Sequence[str]], np.ndarray],
+                  now: int | None) -> dict[str, Utility]:
+    """The utility of each hit of ``agent``'s recall, scored as maintenance scores it
+    (the namespace's settings and clock, the asker's own task)."""
+    settings = decay_settings(store, queries, view.ns)
+    tasks = task_vectors(store, queries, view.ns, embed, agent=agent)
+    now, learned = scoring_clock(store, queries, view.ns, ids, settings, now)
+    return utilities(view, list(ids), tasks, settings, now, learned)
 
 
 def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
