@@ -132,7 +132,8 @@ class NamespaceView:
             rows = store.read(queries["memory/changed_since"], params)
             for row in rows:
                 self.upsert(row)
-            newest = max([newest, *(int(row["seq"]) for row in rows[-1:])])
+            if rows:  # in seq order: the last is the newest
+                newest = max(newest, int(rows[-1]["seq"]))
             if len(rows) < SYNC_PAGE:
                 break
             last = rows[-1]

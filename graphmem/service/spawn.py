@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.errors import StoreUnavailable
+from graphmem.store.local_servers import stop_process
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,6 @@ def _announced_url(process: subprocess.Popen, log_file: Path, timeout: float) ->
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    stop_process(process, timeout_s=60)
     if process.stdout:
         process.stdout.close()

@@ -9,7 +9,9 @@ its replicas on one machine, to try (and test, and time) the replicated setup of
 Each server runs in the foreground as this process's child (stopped, by its pid, when
 the block ends), listens on 127.0.0.1 only, on a free port, without persistence (a
 scratch copy; production servers are configured by their operator). Not for serving
-real memory: the embedded store (``graphmem.store.embedded``) is that.
+real memory: the embedded store (``graphmem.store.embedded``) is that. ``stop_process``
+(terminate, then kill after a timeout) also stops the services ``graphmem.service.spawn``
+starts.
 """
 
 from __future__ import annotations
@@ -78,9 +80,16 @@ def local_server(directory: Path, *, replica_of: LocalServer | None = None,
         _wait_until_answering(server, start_timeout_s)
         yield server
     finally:
+        stop_process(process, timeout_s=10)
+
+
+def stop_process(process: subprocess.Popen, *, timeout_s: float) -> None:
+    """Stop a child process: terminate it, and kill it if it has not exited within
+    ``timeout_s``."""
+    if process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
