@@ -58,7 +58,7 @@ __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "s
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3  # 3: the vector index is faiss's serialisation
 #: a sync that reads at least this many new memories writes the snapshot afterwards (the
 #: first read of a large namespace, or a catch-up after many writes elsewhere): a write
 #: of 100k memories' state costs a few seconds, so it is not done after every recall

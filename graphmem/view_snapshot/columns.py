@@ -117,9 +117,7 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
     for name in VIEW_ROWS:
         _save_rows(directory, f"view.{name}", getattr(view, name))
     if view._coarse is not None:
-        np.save(directory / "view.ivf.centroids.npy", view._coarse.centroids, allow_pickle=False)
-        np.save(directory / "view.ivf.assign.npy", view._coarse.assign[:view._coarse.size],
-                allow_pickle=False)
+        np.save(directory / "view.ivf.npy", view._coarse.to_bytes(), allow_pickle=False)
     skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
             "_owned_cache", "_asserted_cache"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
@@ -140,9 +138,8 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
         setattr(view, name, _load_rows(directory, f"view.{name}"))
     ids = view._ids
     agents = list(view._owned)
-    if (directory / "view.ivf.centroids.npy").exists():
-        view._coarse = CoarseIndex(load_array(directory / "view.ivf.centroids.npy"),
-                                   load_array(directory / "view.ivf.assign.npy"))
+    if (directory / "view.ivf.npy").exists():
+        view._coarse = CoarseIndex.from_bytes(load_array(directory / "view.ivf.npy"))
     view._owned_ids = LazyDict(  # type: ignore[assignment]
         agents, lambda i: {ids[r] for r in view._owned[agents[i]]})
 
