@@ -47,6 +47,7 @@ class _Pending:
     span: dict | None = None
     mentions: dict = field(default_factory=dict)  # entity id -> Mention
     salience: Any = None  # graphmem.salience.Salience of a new memory, when tagged
+    claims: str | None = None  # what its wordings claim (graphmem.supersession.stored)
 
 
 @dataclass
@@ -121,6 +122,9 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
+    if supersession is not None:  # kept with the memory: a new process need not parse it
+        for item in pending.values():
+            item.claims = supersession.kept(item.variants, view.records.get(item.id))
     plan.rows = _statement_rows(deposit, plan, pending, contradicts, supersede, oplog, view,
                                 now_ms, link=link, episode_gap_ms=config.episode_gap_ms)
     return plan
@@ -335,12 +339,12 @@ def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
                            **({"salience": p.salience.score,
                                "salience_tags": list(p.salience.tags)} if p.salience else {}),
                            "place": deposit.place, "domain": deposit.domain,
-                           "context": deposit.context or None,
+                           "context": deposit.context or None, "claims": p.claims,
                            "forgotten": False, "pinned": False, **(p.span or {})}}
                 for pos, p in enumerate(new)],
         **_entity_params(pending, view),
         "updates": [{"id": p.id, "text": p.text, "variants": p.variants,
-                     "asserted_by": p.asserted_by}
+                     "asserted_by": p.asserted_by, "claims": p.claims}
                     for p in pending.values() if not p.is_new],
         "touch": sorted(m for m in touched if m in view.records
                         and not (m in pending and not pending[m].is_new)),

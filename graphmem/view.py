@@ -62,6 +62,8 @@ class MemoryRecord:
     quarantined: bool = False
     domain: str | None = None
     epistemic: str = "asserted"  # or "unverified" (its sole asserter was revoked)
+    #: what each wording claims, as the write path read it (graphmem.supersession.stored)
+    claims: str | None = None
 
 
 Listener = Callable[[MemoryRecord], None]
@@ -192,6 +194,7 @@ class NamespaceView:
         record.quarantined = bool(row.get("quarantined"))
         record.domain = row.get("domain")
         record.epistemic = row.get("epistemic") or "asserted"
+        record.claims = row.get("claims")
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         record.owner_contexts = _owner_contexts(row, record.context)
         for agent in owners.keys() - record.owners.keys():

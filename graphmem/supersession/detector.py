@@ -6,12 +6,14 @@ below any similarity floor) but the memories that claim something of the same an
 found through an index of anchors kept beside each namespace view:
 
 * every memory the view adds or changes is queued (``NamespaceView.on_change``);
-* a queued memory whose wordings were read before (the write path read them as atoms)
-  is indexed at once, by the anchors of its state claims;
-* the others (a store opened with memories this process never read) are indexed by
-  their words and parsed only when a new statement names one of their anchor's words,
-  so opening a large store costs no parse of it; one statement parses at most
-  ``READ_PER_STATEMENT`` of them, the newest first (an older current claim about a
+* a queued memory whose wordings were read before (the write path read them as atoms),
+  or whose claims were kept with it in the store (``graphmem.supersession.stored``: the
+  write path keeps each memory's claims), is indexed at once, by the anchors of its
+  state claims;
+* the others (memories written without kept claims: an import, an older release) are
+  indexed by their words and parsed only when a new statement names one of their
+  anchor's words, so opening a large store costs no parse of it; one statement parses at
+  most ``READ_PER_STATEMENT`` of them, the newest first (an older current claim about a
   crowded anchor is found by a later statement, once the newer ones are read).
 
 Each memory's claim time is when it was stated (the deposit's time), which the write path
@@ -30,6 +32,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from graphmem.supersession import stored as stored_claims
 from graphmem.supersession.claims import Claim, read_claim
 from graphmem.supersession.participants import name_copy
 from graphmem.supersession.compare import supersedes
@@ -111,6 +114,40 @@ class SupersessionDetector:
     def claim(self, text: str) -> Claim:
         return self.claims([text])[0]
 
+    def claims_of(self, record: MemoryRecord) -> list[Claim]:
+        """The claims of a memory's wordings: those kept with it, else read."""
+        wordings = record.variants or [record.text]
+        self._learn(record, wordings)
+        return self.claims(wordings)
+
+    def _learn(self, record: MemoryRecord, wordings: list[str]) -> bool:
+        """Take the claims kept with ``record`` for the wordings not read yet; True when
+        every wording's claim is known then."""
+        with self._lock:
+            missing = [w for w in wordings if w not in self._claims]
+            if missing and record.claims:
+                kept = stored_claims.decode(record.claims)
+                if len(self._claims) + len(kept) > CLAIM_CACHE:
+                    self._claims.clear()
+                    missing = wordings
+                for wording in missing:
+                    if wording in kept:
+                        self._claims[wording] = kept[wording]
+                missing = [w for w in missing if w not in kept]
+            return not missing
+
+    def kept(self, wordings: Iterable[str], record: MemoryRecord | None = None) -> str | None:
+        """The claims to keep with a memory of ``wordings`` (`stored.encode`), if every
+        one was read or kept with ``record`` (the memory as stored, if it exists; none
+        is parsed for this); else None."""
+        wordings = list(dict.fromkeys(wordings))
+        with self._lock:
+            if record is not None:
+                self._learn(record, wordings)
+            if not all(w in self._claims for w in wordings):
+                return None
+            return stored_claims.encode({w: self._claims[w] for w in wordings})
+
     def is_event(self, text: str) -> bool:
         """An action or an utterance: true once it happened, never replaced."""
         return self.claim(text).kind in ("event", "utterance")
@@ -138,7 +175,7 @@ class SupersessionDetector:
             if record is None:
                 continue
             wordings = record.variants or [record.text]
-            if all(w in self._claims for w in wordings):
+            if self._learn(record, wordings):
                 self._add(index, mid, wordings)
             else:
                 words = frozenset(w for text in wordings for w in _WORD.findall(text.lower()))
@@ -200,7 +237,7 @@ class SupersessionDetector:
             if record is None or record.forgotten or record.valid_until is not None:
                 continue
             when = self._stated(index, record)
-            for old in self.claims(record.variants or [record.text]):
+            for old in self.claims_of(record):
                 if when is None or when < stated:
                     reason = supersedes(claim, old, self.lexicon)
                     if reason:
@@ -218,7 +255,7 @@ class SupersessionDetector:
     def _stated(self, index: _Index, record: MemoryRecord) -> int | None:
         if record.id in index.stated:
             return index.stated[record.id]
-        claims = self.claims(record.variants or [record.text])
+        claims = self.claims_of(record)
         if any(c.values("time") for c in claims):
             return None  # its world time is its value, not when it was said
         return record.t

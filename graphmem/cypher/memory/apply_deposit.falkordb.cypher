@@ -16,7 +16,8 @@ FOREACH (m IN $new |
   SET x += m.props, x.seq = $seq, x.embedding = vecf32(m.embedding), x.vseq = $seq)
 FOREACH (u IN $updates |
   MERGE (x:Memory {ns: $ns, id: u.id})
-  SET x.text = u.text, x.variants = u.variants, x.asserted_by = u.asserted_by, x.seq = $seq)
+  SET x.text = u.text, x.variants = u.variants, x.asserted_by = u.asserted_by, x.seq = $seq,
+      x.claims = coalesce(u.claims, x.claims))
 FOREACH (id IN $touch |
   MERGE (x:Memory {ns: $ns, id: id})
   SET x.seq = $seq)

@@ -33,7 +33,8 @@ RETURN m.id AS id, m.text AS text,
        m.forgotten AS forgotten, m.deleted AS deleted, m.pinned AS pinned,
        m.recorded_at AS recorded_at, m.kind AS kind, m.salience AS salience, m.pos AS pos,
        m.confidence AS confidence, m.asserted_from AS asserted_from,
-       m.quarantined AS quarantined, m.domain AS domain, m.epistemic AS epistemic, owners, vias, owner_deposits, deposits,
+       m.quarantined AS quarantined, m.domain AS domain, m.epistemic AS epistemic,
+       m.claims AS claims, owners, vias, owner_deposits, deposits,
        affiliated, conflicts,
        collect(DISTINCT {id: e.id, name: e.name, type: e.type, aliases: e.aliases}) AS mentions
 ORDER BY seq, coalesce(pos, 0), id

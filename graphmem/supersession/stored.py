@@ -1,0 +1,65 @@
+"""Claims kept with their memories (``m.claims``): a process that never read a memory
+finds what it claims without parsing it.
+
+The write path parses each statement it stores; this keeps that reading beside the
+memory, one claim per wording, as JSON. Without it, a process opening a large store
+parsed the memories a new statement might replace (hundreds of parses for a statement
+about a crowded anchor: most of a remember's time in a new process).
+
+A stored claim is used only if it was read the way this release reads: the JSON carries
+`READING`, a digest of the modules that read claims and of the parser's model, so a
+release that reads differently parses again instead of trusting an old reading.
+
+Owns the format. Imports graphmem.supersession.claims and .participants.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Mapping
+
+from graphmem.supersession import claims as _claims_module
+from graphmem.supersession import participants as _participants_module
+from graphmem.supersession.claims import Claim
+from graphmem.supersession.participants import Participant
+from graphmem.text.nlp import MODEL
+
+
+def _reading() -> str:
+    digest = hashlib.sha256(MODEL.encode())
+    for module in (_claims_module, _participants_module):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+#: how claims are read in this release (see the module docstring)
+READING = _reading()
+
+
+def encode(claims: Mapping[str, Claim]) -> str:
+    """The JSON kept with a memory: each wording's claim."""
+    return json.dumps({"reading": READING, "claims": {
+        text: [c.kind, c.predicate, c.verb_class, sorted(c.classes),
+               [[p.key, p.type, p.role, p.replaced] for p in c.participants],
+               c.negated, c.changes, c.why]
+        for text, c in claims.items()}}, separators=(",", ":"))
+
+
+def decode(stored: str | None) -> dict[str, Claim]:
+    """The claims kept with a memory, by wording; empty when it has none, they were read
+    another way (another release), or they cannot be read."""
+    if not stored:
+        return {}
+    try:
+        data = json.loads(stored)
+        if data.get("reading") != READING:
+            return {}
+        return {text: Claim(kind, predicate, verb_class, frozenset(classes),
+                            tuple(Participant(k, t, r, bool(rep)) for k, t, r, rep in people),
+                            bool(negated), bool(changes), why)
+                for text, (kind, predicate, verb_class, classes, people, negated, changes,
+                           why) in data["claims"].items()}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}  # not ours, or damaged: the memory is parsed instead
