@@ -35,20 +35,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import (AGENTS, fill, percentile, settle, statement,  # noqa: E402
-                          synthetic_vectors)
+from memory_bench import (AGENTS, fill, percentile, rss_mb, settle,  # noqa: E402
+                          statement, synthetic_vectors)
 
 from graphmem import MemoryGraph  # noqa: E402
 
 ANN_QUERY = ("CALL db.idx.vector.queryNodes('Memory', 'embedding', $k, vecf32($v)) "
              "YIELD node, score WHERE node.ns = $ns RETURN node.id AS id, score")
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def store_of(g):

@@ -30,8 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ann_bench import rss_mb  # noqa: E402
-from memory_bench import AGENTS, fill, settle, statement  # noqa: E402
+from memory_bench import AGENTS, fill, rss_mb, settle, statement  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 from graphmem import view_snapshot  # noqa: E402
