@@ -20,6 +20,7 @@ import numpy as np
 
 from graphmem.judge import DepositContext
 from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
+from graphmem.retrieval.bm25 import BM25Index
 from graphmem.statements import DepositRows
 from graphmem.supersession.detector import SupersessionDetector
 from graphmem.view import NamespaceView
@@ -69,14 +70,18 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  now_ms: int, config: WriteConfig = DEFAULT_WRITE, merge: bool = True,
                  link: bool = True,
                  salience: Callable[..., Any] | None = None,
-                 supersession: SupersessionDetector | None = None) -> Plan:
+                 supersession: SupersessionDetector | None = None,
+                 words: BM25Index | None = None) -> Plan:
     """Decide, for each atom, whether it merges into a memory or becomes a new one.
 
     ``merge=False`` and ``link=False`` give the designs the papers compare against:
     every atom becomes its own record, and atoms are not linked. With ``supersession``
-    the detector decides which claims a statement replaces (graphmem.supersession);
-    without it, the judge's contradictions do.
+    the detector decides which claims a statement replaces (graphmem.supersession),
+    finding the memories it has not read through ``words`` (the BM25 index of the view's
+    wordings, required with it); without it, the judge's contradictions do.
     """
+    if supersession is not None and words is None:
+        raise ValueError("the supersession detector needs the BM25 index of the wordings")
     plan = Plan(deposit_id=new_id("d"))
     pending: dict[str, _Pending] = {}
     contradicts: list[list[str]] = []
@@ -118,7 +123,8 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
         contradicts.extend([mid, other] for other in conflicts)
         supersede.extend(_supersession(mid, conflicts, pending, view, deposit_t)
                          if supersession is None else
-                         _detected(supersession, atom, mid, pending, view, deposit_t))
+                         _detected(supersession, atom, mid, pending, view, deposit_t,
+                                   words))
         oplog.extend({"id": new_id("op"), "op": "contradiction", "agent": deposit.agent,
                       "memory": mid, "payload": json.dumps({"with": other})}
                      for other in conflicts)
@@ -203,12 +209,14 @@ def _supersession(mid: str, conflicts: list[str], pending: dict[str, _Pending],
 
 
 def _detected(detector: SupersessionDetector, atom: str, mid: str,
-              pending: dict[str, _Pending], view: NamespaceView, stated: int) -> list[dict]:
+              pending: dict[str, _Pending], view: NamespaceView, stated: int,
+              words: BM25Index | None) -> list[dict]:
     """The claims the atom replaces, found by the detector (a re-asserted memory holds
     again first: see ``_supersession``)."""
     detector.note(view, mid, stated)
     rows = [] if pending[mid].is_new else _reasserted(mid, view, stated)
-    found = detector.replaced(atom, mid, view, stated=stated, exclude=pending)
+    assert words is not None  # plan_deposit checked it
+    found = detector.replaced(atom, mid, view, stated=stated, words=words, exclude=pending)
     return rows + [r.row() for r in found]
 
 

@@ -114,10 +114,12 @@ class NamespaceView:
 
     # -- keeping in step ----------------------------------------------------------
 
-    def on_change(self, listener: Listener) -> None:
-        """Call ``listener(record)`` for every memory added or changed from now on."""
+    def on_change(self, listener: Listener, *, replay: bool = True) -> None:
+        """Call ``listener(record)`` for every memory added or changed from now on, and
+        (``replay``) for every memory the view holds now (each record is then made: a
+        listener that can find older memories otherwise need not)."""
         self._listeners.append(listener)
-        for record in self.records.values():
+        for record in self.records.values() if replay else ():
             listener(record)
 
     def sync(self, store: Store, queries, version: int) -> None:

@@ -140,7 +140,9 @@ class Writer:
                                 config=self.config, merge=self.design.merge,
                                 link=self.design.link,
                                 salience=self._salience if self.config.salience else None,
-                                supersession=self._supersession)
+                                supersession=self._supersession,
+                                words=self.views.text_index(deposit.ns).words
+                                if self._supersession is not None else None)
             if self.trust is not None and admit is not None:
                 plan = self.trust.weigh(plan, deposit, admit(), current, meanings)
             if not self._apply(deposit.ns, current.version, plan):

@@ -145,6 +145,25 @@ class BM25Index:
             return self._top_allowed(slots, scores, k, allowed)
         return self._pairs(slots, scores, _top_order(scores, slots, k))
 
+    def containing(self, text: str, limit: int, skip: Callable[[str], bool]) -> list[str]:
+        """Up to ``limit`` ids of the documents that hold every term of ``text`` (none if
+        it has no term), the latest indexed first, less those ``skip`` says."""
+        slots: np.ndarray | None = None
+        for term in set(self._tokenize(text)):
+            postings = self._postings.get(term)
+            if postings is None:
+                return []
+            mine = postings.slots[: postings.size]
+            slots = mine if slots is None else np.intersect1d(slots, mine, assume_unique=True)
+        found: list[str] = []
+        for slot in (() if slots is None else np.sort(slots)[::-1]):
+            doc_id = self._ids[slot]
+            if self._live[slot] and not skip(doc_id):
+                found.append(doc_id)
+                if len(found) == limit:
+                    break
+        return found
+
     def _score(self, query_terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Slots that match any query term, and their BM25 scores."""
         n = len(self._slot_of)

@@ -5,23 +5,28 @@ workstream passes from Maya to Jonas" after "Maya owns the backend workstream", 
 below any similarity floor) but the memories that claim something of the same anchor,
 found through an index of anchors kept beside each namespace view:
 
-* every memory the view adds or changes is queued (``NamespaceView.on_change``);
+* every memory the view adds or changes from the detector's first use on is queued
+  (``NamespaceView.on_change``, without replaying what the view held before: at a
+  million memories that made every record);
 * a queued memory whose wordings were read before (the write path read them as atoms),
   or whose claims were kept with it in the store (``graphmem.supersession.stored``: the
   write path keeps each memory's claims), is indexed at once, by the anchors of its
   state claims;
-* the others (memories written without kept claims: an import, an older release) are
-  indexed by their words and parsed only when a new statement names one of their
-  anchor's words, so opening a large store costs no parse of it; one statement parses at
-  most ``READ_PER_STATEMENT`` of them, the newest first (an older current claim about a
-  crowded anchor is found by a later statement, once the newer ones are read).
+* the others (memories this process has not indexed: older than its first statement,
+  or written without kept claims) are found when a new statement names an anchor, as
+  the memories whose wordings hold every word of it (the namespace's BM25 index of
+  wordings, which the view's text index keeps anyway); one statement reads at most
+  ``READ_PER_STATEMENT`` of them, the latest first, from their kept claims or, without
+  them, by parsing (an older current claim about a crowded anchor is found by a later
+  statement, once the newer ones are read).
 
 Each memory's claim time is when it was stated (the deposit's time), which the write path
 tells the detector (``note``); for memories it never saw, their world time when their
 claim names no time, else "before now" (a time a claim names is its value, "the launch
 is on March 10", not when it was said).
 
-Owns ``SupersessionDetector``. Imports graphmem.text, graphmem.view and this package.
+Owns ``SupersessionDetector``. Imports graphmem.text, graphmem.view, graphmem.retrieval
+(the BM25 index of wordings) and this package.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from graphmem.retrieval.bm25 import BM25Index
 from graphmem.supersession import stored as stored_claims
 from graphmem.supersession.claims import Claim, read_claim
 from graphmem.supersession.participants import name_copy
@@ -43,9 +49,9 @@ from graphmem.view import MemoryRecord, NamespaceView
 _WORD = re.compile(r"[a-z0-9]+")
 #: claims kept by text; a claim is a few small tuples
 CLAIM_CACHE = 200_000
-#: unread memories parsed for one statement, newest first: an anchor held by thousands of
-#: memories ("the harbour" in a large store) would cost minutes of parsing on its first
-#: use in a process; the rest are read by later statements about it, as many each time
+#: memories not yet indexed read for one statement, latest first: an anchor held by
+#: thousands of memories ("the harbour" in a large store) would cost minutes of parsing on
+#: its first use in a process; the rest are read by later statements about it
 READ_PER_STATEMENT = 256
 
 
@@ -56,8 +62,6 @@ class _Index:
     by_anchor: dict[str, set[str]] = field(default_factory=dict)
     anchors_of: dict[str, frozenset[str]] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # changed, not yet indexed
-    unread: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its words
-    by_word: dict[str, set[str]] = field(default_factory=dict)  # word -> unread ids
     stated: dict[str, int] = field(default_factory=dict)  # id -> when it was stated (ms)
 
 
@@ -158,7 +162,7 @@ class SupersessionDetector:
         index = self._indexes.get(view)
         if index is None:
             index = self._indexes[view] = _Index()
-            view.on_change(lambda record: index.fresh.add(record.id))
+            view.on_change(lambda record: index.fresh.add(record.id), replay=False)
         return index
 
     def note(self, view: NamespaceView, memory_id: str, stated: int) -> None:
@@ -168,37 +172,29 @@ class SupersessionDetector:
             index.stated[memory_id] = max(stated, index.stated.get(memory_id, stated))
 
     def _catch_up(self, view: NamespaceView, index: _Index) -> None:
-        """Index the fresh memories whose wordings were read; queue the others by word."""
+        """Index the changed memories whose claims are known; the others are found by
+        their words when a statement names one of their anchors (`_read_unread`)."""
         for mid in index.fresh:
             self._drop(index, mid)
             record = view.records.get(mid)
-            if record is None:
-                continue
-            wordings = record.variants or [record.text]
-            if self._learn(record, wordings):
-                self._add(index, mid, wordings)
-            else:
-                words = frozenset(w for text in wordings for w in _WORD.findall(text.lower()))
-                index.unread[mid] = words
-                for word in words:
-                    index.by_word.setdefault(word, set()).add(mid)
+            if record is not None and self._learn(record, record.variants or [record.text]):
+                self._add(index, mid, record.variants or [record.text])
         index.fresh.clear()
 
-    def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str]) -> None:
-        """Parse the unread memories that hold every word of one of ``anchors``."""
-        wanted: set[str] = set()
+    def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str],
+                     words: BM25Index) -> None:
+        """Read and index the memories not indexed yet whose wordings hold every word of
+        one of ``anchors``: at most `READ_PER_STATEMENT`, the latest first."""
+        wanted: dict[str, None] = {}
         for anchor in anchors:
-            sets = [index.by_word.get(w, set()) for w in _WORD.findall(anchor)]
-            if sets:
-                wanted |= set.intersection(*sets)
-        if not wanted:
-            return
+            wanted.update(dict.fromkeys(words.containing(
+                anchor, READ_PER_STATEMENT, lambda mid: mid in index.anchors_of)))
         records = sorted((view.records[m] for m in wanted if m in view.records),
                          key=lambda r: (r.t is not None, r.t or 0, r.seq),
                          reverse=True)[:READ_PER_STATEMENT]
-        self.claims(w for r in records for w in (r.variants or [r.text]))
+        unknown = [r for r in records if not self._learn(r, r.variants or [r.text])]
+        self.claims(w for r in unknown for w in (r.variants or [r.text]))
         for record in records:
-            self._drop(index, record.id)
             self._add(index, record.id, record.variants or [record.text])
 
     def _add(self, index: _Index, mid: str, wordings: list[str]) -> None:
@@ -211,23 +207,22 @@ class SupersessionDetector:
     def _drop(self, index: _Index, mid: str) -> None:
         for anchor in index.anchors_of.pop(mid, ()):
             index.by_anchor.get(anchor, set()).discard(mid)
-        for word in index.unread.pop(mid, ()):
-            index.by_word.get(word, set()).discard(mid)
 
     # -- the question -----------------------------------------------------------------
 
     def replaced(self, text: str, memory_id: str, view: NamespaceView, *, stated: int,
-                 exclude: Iterable[str] = ()) -> list[Replacement]:
+                 words: BM25Index, exclude: Iterable[str] = ()) -> list[Replacement]:
         """What the statement ``text`` (becoming or merged into ``memory_id``, stated at
         ``stated``) does to the current memories of ``view``: each one it replaces, or,
-        for a statement older than a memory that replaces it, that one memory."""
+        for a statement older than a memory that replaces it, that one memory.
+        ``words``: the BM25 index of the view's wordings (``TextIndex.words``)."""
         claim = self.claim(text)
         if claim.kind != "state" or not claim.anchors:
             return []
         with self._lock:
             index = self._index(view)
             self._catch_up(view, index)
-            self._read_unread(view, index, claim.anchors)
+            self._read_unread(view, index, claim.anchors, words)
             candidates = set().union(*(index.by_anchor.get(a, set()) for a in claim.anchors))
         skip = set(exclude) | {memory_id}
         out: list[Replacement] = []

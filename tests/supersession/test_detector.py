@@ -74,6 +74,7 @@ def test_without_the_detector_the_judges_contradictions_decide(tmp_path, embedde
 def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
     """A crowded anchor in a store this process never read: the newest are read first,
     the rest by later statements, and a replaced claim is still found."""
+    from graphmem.retrieval.text_index import TextIndex
     from graphmem.supersession import detector as module
     from graphmem.view import NamespaceView
 
@@ -86,6 +87,7 @@ def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
                  "owners": ["ben"], "vias": ["witnessed"], "embedding": [0.0] * 384})
     for row in rows:
         view.upsert(row)
+    words = TextIndex(view).words
     found = module.SupersessionDetector()
     parsed: list[int] = []
     original = found.claims
@@ -99,7 +101,30 @@ def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
     replaced = []
     for n in range(4):
         replaced += found.replaced("The harbour is open until 8 pm.", f"new{n}", view,
-                                   stated=10_000 + n)
+                                   stated=10_000 + n, words=words)
         assert max(parsed[1:] or [0]) <= 5  # the statement itself, then 5 at most a call
         parsed.clear()
     assert "old" in {r.earlier for r in replaced}
+
+
+def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embedder):
+    """Opening a store from its snapshot, the detector makes no record of memories that
+    share no anchor with the statement (it made every one: gigabytes at a million)."""
+    from graphmem import view_snapshot
+
+    texts = [f"Ben found a kite at the market on day {i}." for i in range(300)]
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.register_agent("ben", kind="human")
+        old = one(g, "ben", "The harbour is open until 6 pm.", T0)
+        rows = [{"id": f"bulk-{i}", "text": t, "t": 1_600_000_000_000 + i, "owners": ["ben"],
+                 "embedding": [float(x) for x in v]}
+                for i, (t, v) in enumerate(zip(texts, embedder.embed(texts)))]
+        g.query("bulk/load_memories", {"ns": "default", "seq": 2, "rows": rows}, write=True)
+        g.query("bulk/set_version", {"ns": "default", "version": 2}, write=True)
+        view = g._views.synced("default")
+        view_snapshot.keep(g._views.store, g._views.queries, view, g._views.text_index("default"))
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        new = one(g, "ben", "The harbour is now open until 8 pm.", T0 + timedelta(days=3))
+        assert record(g, old)["by"] == new
+        made = g._views.synced("default").records._made
+        assert len(made) < 100, f"{len(made)} of 301 records made"

@@ -1,4 +1,4 @@
-// A privacy request: the memory's text, wordings, context and vector are erased, and with
+// A privacy request: the memory's text, wordings, context, claims and vector are erased, and with
 // them the text of the deposits that produced it and the log payloads that quote it; the
 // node stays as a tombstone (deleted, out of recall) and the act is logged without text.
 MATCH (n:Namespace {ns: $ns, id: $ns})
@@ -8,7 +8,8 @@ WITH n, m
 WHERE n.version = $expected
 SET n.version = $seq
 REMOVE n._lock
-SET m.text = '', m.variants = [], m.context = null, m.embedding = null, m.deleted = true,
+SET m.text = '', m.variants = [], m.context = null, m.embedding = null, m.claims = null,
+    m.deleted = true,
     m.forgotten = true, m.seq = $seq
 WITH n, m
 OPTIONAL MATCH (d:Deposit)-[p:PRODUCED]->(m)
