@@ -171,13 +171,17 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             else "first view read",
             "view_sync_s": round(sync_s, 2), "rss_mb_after_first_read": round(rss_first),
             "rss_mb": round(rss_mb()), "peak_rss_mb": round(rss_mb("VmHWM")),
+            # private memory, and pages mapped from files (the snapshot: shared by every
+            # process that maps it, and given back under pressure)
+            "rss_anon_mb": round(rss_mb("RssAnon")), "rss_file_mb": round(rss_mb("RssFile")),
             "latency_ms": summary,
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2)}
 
 
 def rss_mb(field: str = "VmRSS") -> float:
-    """This process's resident memory (``VmRSS``), or its peak (``VmHWM``), in MB."""
+    """This process's resident memory (``VmRSS``), its peak (``VmHWM``), or its private
+    part (``RssAnon``) or the part mapped from files (``RssFile``), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
@@ -221,7 +225,8 @@ def main() -> None:
     for r in results:
         print(f"\n{r['memories']:,} memories ({r['vectors']} vectors): RSS "
               f"{r['rss_mb_after_first_read']} MB after the first read, {r['rss_mb']} MB "
-              f"after the operations (peak {r['peak_rss_mb']} MB); fill {r['fill_s']} s, "
+              f"after the operations (peak {r['peak_rss_mb']} MB; private {r['rss_anon_mb']} "
+              f"MB, mapped from files {r['rss_file_mb']} MB); fill {r['fill_s']} s, "
               f"{r['first_read']} {r['view_sync_s']} s, {r['merged']} of {r['ops']} "
               "deposits merged, "
               f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}")

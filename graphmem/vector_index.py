@@ -51,21 +51,31 @@ _SAMPLE_PER_LIST = 50
 def _faiss():
     import faiss
 
-    # one thread for a query, as for the view's own products (graphmem.view.one_blas_thread):
-    # a query scans a few megabytes, and spinning worker threads starve the embedding model
-    faiss.omp_set_num_threads(1)
     return faiss
 
 
 @contextmanager
-def _all_cores() -> Iterator[None]:
-    """Training and adding many rows use every core, then queries go back to one."""
+def _threads(n: int) -> Iterator[None]:
+    """faiss on ``n`` threads, then as before (OpenMP's setting is the calling thread's,
+    and torch reads it too: set for good, it would slow the embedding model)."""
     faiss = _faiss()
-    faiss.omp_set_num_threads(os.cpu_count() or 1)
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(n)
     try:
         yield
     finally:
-        faiss.omp_set_num_threads(1)
+        faiss.omp_set_num_threads(before)
+
+
+def _all_cores():
+    """Training and adding many rows use every core."""
+    return _threads(os.cpu_count() or 1)
+
+
+def _one_thread():
+    """A query scans a few megabytes: one thread, as for the view's own products
+    (graphmem.view.one_blas_thread); waking others costs more than it saves."""
+    return _threads(1)
 
 
 def list_count(n: int) -> int:
@@ -116,7 +126,7 @@ class CoarseIndex:
         for lo in range(0, len(vectors), 65536):
             part = np.ascontiguousarray(vectors[lo:lo + 65536], dtype=np.float32)
             ids = np.arange(first_row + lo, first_row + lo + len(part), dtype=np.int64)
-            with _all_cores() if len(part) > 4096 else _no_change():
+            with _all_cores() if len(part) > 4096 else _one_thread():
                 self.index.add_with_ids(part, ids)
         self.size = max(self.size, first_row + len(vectors))
 
@@ -135,8 +145,9 @@ class CoarseIndex:
                 nprobe=nprobe, sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
         # repeats of a re-embedded row take places: ask for as many more as there are
         extra = self.index.ntotal - self.size
-        _, found = self.index.search(np.ascontiguousarray(query, dtype=np.float32)[None],
-                                     fetch + min(extra, fetch), params=params)
+        with _one_thread():
+            _, found = self.index.search(np.ascontiguousarray(query, dtype=np.float32)[None],
+                                         fetch + min(extra, fetch), params=params)
         rows = found[0]
         rows = rows[(rows >= 0) & (rows < n)]
         _, first = np.unique(rows, return_index=True)
@@ -151,11 +162,6 @@ class CoarseIndex:
     def from_bytes(cls, data: np.ndarray) -> "CoarseIndex":
         size = int(np.asarray(data[:8]).view(np.int64)[0])
         return cls(_faiss().deserialize_index(np.ascontiguousarray(data[8:])), size)
-
-
-@contextmanager
-def _no_change() -> Iterator[None]:
-    yield
 
 
 def _bytes_for(dim: int) -> int:
