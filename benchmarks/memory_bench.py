@@ -119,6 +119,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         stored = g.cypher("MATCH (m:Memory {ns: $ns}) RETURN count(m) AS n", {"ns": ns})[0]["n"]
         if stored:  # kept from an earlier run (--data-dir): open it as a new process would
             fill_s = None
+            rng = random.Random(f"{seed}-{stored}")  # not the statements of the last run
             g.recall(AGENTS[0], "What did Ana do with the spare key?", k=10, ns=ns)
             sync_s = time.perf_counter() - opening
         else:

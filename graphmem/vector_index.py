@@ -45,6 +45,8 @@ REBUILD_SHARE = 0.05
 _DIMS_PER_BYTE = 8
 #: training rows per list (faiss warns below 39); more cost time and gain little
 _SAMPLE_PER_LIST = 50
+#: scopes whose bitmaps are kept (one per agent that recalls)
+_BITMAPS = 64
 
 
 @lru_cache(maxsize=1)
@@ -89,6 +91,9 @@ class CoarseIndex:
     def __init__(self, index, size: int) -> None:
         self.index = index  # a trained faiss IndexIVFPQ over inner products
         self.size = size  # rows [0, size) were added
+        # scope -> (scope, bitmap): an agent's rows come as the one array the view caches
+        # for it, and a bitmap of a million rows costs a few milliseconds to make
+        self._bitmaps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     @classmethod
     def train(cls, vectors: np.ndarray, seed: int = 0) -> "CoarseIndex":
@@ -138,11 +143,10 @@ class CoarseIndex:
         nprobe = max(1, int(np.ceil(PROBE_SHARE * self.index.nlist)))
         params = faiss.SearchParametersIVF(nprobe=nprobe)
         if scope is not None:
-            mask = np.zeros(max(n, self.size), dtype=bool)
-            mask[scope] = True
-            bitmap = np.packbits(mask, bitorder="little")
+            bitmap = self._bitmap(scope, max(n, self.size))
             params = faiss.SearchParametersIVF(
-                nprobe=nprobe, sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
+                nprobe=nprobe, sel=faiss.IDSelectorBitmap(8 * len(bitmap),
+                                                          faiss.swig_ptr(bitmap)))
         # repeats of a re-embedded row take places: ask for as many more as there are
         extra = self.index.ntotal - self.size
         with _one_thread():
@@ -152,6 +156,20 @@ class CoarseIndex:
         rows = rows[(rows >= 0) & (rows < n)]
         _, first = np.unique(rows, return_index=True)
         return rows[np.sort(first)][:fetch]
+
+    def _bitmap(self, scope: np.ndarray, n: int) -> np.ndarray:
+        """One bit a row, set for the rows of ``scope``; kept while the view keeps
+        handing out the same array (it makes a new one when the scope changes)."""
+        kept = self._bitmaps.get(id(scope))
+        if kept is not None and kept[0] is scope and 8 * len(kept[1]) >= n:
+            return kept[1]
+        mask = np.zeros(n, dtype=bool)
+        mask[scope] = True
+        bitmap = np.packbits(mask, bitorder="little")
+        if len(self._bitmaps) >= _BITMAPS:
+            self._bitmaps.pop(next(iter(self._bitmaps)))
+        self._bitmaps[id(scope)] = (scope, bitmap)
+        return bitmap
 
     def to_bytes(self) -> np.ndarray:
         """The index as faiss serialises it, and the row count (for a snapshot)."""
