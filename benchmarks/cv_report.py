@@ -312,6 +312,7 @@ FIT_VARIANTS = {
     **{f"shipped + {c}": (tuple(x for x in NEW_CHANNELS if x != c), 1.0, False)
        for c in NEW_CHANNELS},
     "shipped + hop + hop_dense": (("kinds", "deposit", "spread"), 1.0, False),
+    "shipped + hop + deposit": (("hop_dense", "kinds", "spread"), 1.0, False),
     "shipped + every new channel": ((), 1.0, False),
     "shipped + deposit + d300 fitted": (("hop", "hop_dense", "kinds", "spread"), 1.0, True),
     "shipped + every new channel + d300 fitted": ((), 1.0, True),

@@ -74,3 +74,10 @@ def test_spread_keeps_one_memory_per_day(scene):
     hits = scene.recall("ben", "what happened", k=20, ns=NS, config=_alone("spread"))
     days = [h.t.date() for h in hits if h.t is not None]
     assert hits and len(days) == len(set(days))
+
+
+def test_deposit_is_silent_above_its_scan_limit(scene, monkeypatch):
+    from graphmem.retrieval.channels import deposit
+
+    monkeypatch.setattr(deposit, "SCAN_MAX", 1)
+    assert scene.recall("ben", "pottery", k=5, ns=NS, config=_alone("deposit")) == []

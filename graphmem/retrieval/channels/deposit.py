@@ -5,6 +5,11 @@ a short statement of a preference; dense retrieval over whole turns does not suf
 that. Here each owned memory is scored by the mean vector of itself and its owned
 AFFILIATED siblings (the other atoms of its deposit), and a deposit is listed once: a
 memory whose sibling is already listed is skipped.
+
+It scores every owned memory per recall (no index of deposit vectors exists yet), so
+above ``SCAN_MAX`` owned memories it ranks nothing rather than make recall slow; the
+benchmarks it was fitted on stay far below that (PrefEval at 300 distractors: a few
+thousand atoms).
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ if TYPE_CHECKING:
     from graphmem.retrieval.query import Query
 
 
+#: owned memories above which the channel is silent (a scan of this many costs tens of
+#: milliseconds)
+SCAN_MAX = 20_000
+
+
 @dataclass(frozen=True)
 class Deposit:
     name: str = "deposit"
@@ -29,7 +39,10 @@ class Deposit:
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
         owned = ctx.owned
-        ids = [view.id_at(int(r)) for r in view.owned_rows(ctx.agent)]
+        rows = view.owned_rows(ctx.agent)
+        if len(rows) > SCAN_MAX:
+            return []
+        ids = [view.id_at(int(r)) for r in rows]
         ids = [m for m in ids if not view.records[m].forgotten]
         if not ids:
             return []
