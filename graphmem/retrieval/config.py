@@ -64,7 +64,11 @@ CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
 #: dense 0.750 (docs/evaluation-protocols.md). Multi-hop stays low (0.165): no fusion of
 #: these channels finds all of a list question's evidence. The entity-graph channel and
 #: "words" earned no weight and are off; "said" (what the named agents said, ranked by
-#: the question's other words) earned a small one, for temporal questions.
+#: the question's other words) earned a small one, for temporal questions. The five
+#: channels registered after this fit (hop, hop_dense, kinds, deposit, spread) are off:
+#: fitted with them the procedure passes the rule (docs/evaluation-protocols.md), but
+#: "deposit" does not yet rank the same after a world run is resumed from a checkpoint
+#: (tests/worlds/test_hamlet_run.py), so the table fitted with them is not shipped.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.78, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.82, "said": 0.17},
     QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.72, "profile": 0.0, "speaker": 0.29, "said": 0.0},
