@@ -71,7 +71,12 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     """
     pairs = _pairs(examples, x_width=n)
     prior = np.ones(n) if prior is None else prior
-    if pairs is None:
+    # a channel that ranks nothing in these examples has no evidence for any weight:
+    # it is pinned to 0 (left to the prior, it would keep the prior's weight and fire
+    # untested wherever it does rank something)
+    silent = ~_fires(examples, n)
+    prior = np.where(silent, 0.0, prior)
+    if pairs is None or silent.all():
         return prior / max(prior.max(), 1e-12)
     d, pw, group, group_q, per_group = pairs
     w = prior.astype(float).copy()
@@ -86,7 +91,17 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
         v = 0.999 * v + 0.001 * g * g
         w = np.maximum(w - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
                        * 0.1, 0.0)
+        w[silent] = 0.0
     return w / max(w.max(), 1e-12)
+
+
+def _fires(examples, n: int) -> np.ndarray:
+    """Per column: does any example's candidate have a non-zero feature there."""
+    out = np.zeros(n, bool)
+    for x, _, _ in examples:
+        if len(x):
+            out |= (x != 0).any(axis=0)
+    return out
 
 
 def _pairs(examples, x_width: int):

@@ -126,6 +126,16 @@ class BM25Index:
             self._df[term] -= 1
         self._terms_of[slot] = ()
 
+    def document_frequency(self, term: str) -> int:
+        """How many live documents hold ``term`` (a term as the tokenizer makes it)."""
+        return self._df.get(term, 0)
+
+    def idf(self, term: str) -> float:
+        """The term's idf as `search` scores it (0 for a term no document holds)."""
+        df = self._df.get(term, 0)
+        n = len(self._slot_of)
+        return float(np.log1p((n - df + 0.5) / (df + 0.5))) if df and n else 0.0
+
     def search(
         self, query: str, k: int = 10, allowed: Collection[str] | None = None
     ) -> list[tuple[str, float]]:

@@ -64,7 +64,11 @@ CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
 #: dense 0.750 (docs/evaluation-protocols.md). Multi-hop stays low (0.165): no fusion of
 #: these channels finds all of a list question's evidence. The entity-graph channel and
 #: "words" earned no weight and are off; "said" (what the named agents said, ranked by
-#: the question's other words) earned a small one, for temporal questions.
+#: the question's other words) earned a small one, for temporal questions. The five
+#: channels registered after this fit (hop, hop_dense, kinds, deposit, spread) are off:
+#: fitted with them the procedure passes the rule (docs/evaluation-protocols.md), but
+#: "deposit" does not yet rank the same after a world run is resumed from a checkpoint
+#: (tests/worlds/test_hamlet_run.py), so the table fitted with them is not shipped.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.78, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.82, "said": 0.17},
     QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.72, "profile": 0.0, "speaker": 0.29, "said": 0.0},
@@ -74,6 +78,10 @@ DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
 }
 _BASE_WEIGHTS: dict[Channel, float] = {"dense": 1.0, "bm25": 0.61, "words": 0.0, "graph": 0.0, "time": 0.91,
                                        "profile": 0.37, "speaker": 0.0, "said": 0.02}
+# a registered channel the shipped fit did not weigh is off (weight 0) until it earns one
+for _table in (*DEFAULT_KIND_WEIGHTS.values(), _BASE_WEIGHTS):
+    for _channel in CHANNELS:
+        _table.setdefault(_channel, 0.0)
 #: fitted with the weights (grid 1, 3, 10, 30, 60; 10 in 10 of the 12 held-out folds)
 RRF_K = 10
 

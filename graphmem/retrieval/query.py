@@ -19,6 +19,9 @@ from graphmem.view import NamespaceView
 #: than SALIENCE_MIN_COUNT of them) does not discriminate between them, like a stop word.
 SALIENCE_MAX_SHARE = 0.2
 SALIENCE_MIN_COUNT = 10
+#: the channels that read the agents a question names (the names are looked up only
+#: when one of them will run)
+_READ_SUBJECTS = ("speaker", "said", "kinds")
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,7 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
     weights = weights_for(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
-    names = (agent_names() if weights.get("speaker", 0) > 0 or weights.get("said", 0) > 0
-             else {})
+    names = (agent_names() if any(weights.get(c, 0) > 0 for c in _READ_SUBJECTS) else {})
     subjects = named_agents(text, names)
     return Query(text=text, vector=embed([dense_text])[0], entity_ids=salient, kind=kind,
                  intent=intent, subjects=subjects,

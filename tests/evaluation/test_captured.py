@@ -47,7 +47,16 @@ def _configs():
     said_on = apply(base, [Patch("weight", f"{k}.said", 1.0)
                            for k in ("temporal", "identity", "preference", "factual",
                                      "multi_hop")]).config
-    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on,
+    # each channel added for list questions and long distractors, alone beside the
+    # shipped ones (kinds reads the agents a question names: with speaker and said at 0
+    # the names must still be looked up)
+    added = [apply(base, [Patch("weight", f"{k}.{channel}", 1.0)
+                          for k in ("temporal", "identity", "preference", "factual",
+                                    "multi_hop")]).config
+             for channel in ("hop", "hop_dense", "kinds", "deposit", "spread")]
+    kinds_alone = HYBRID.model_copy(update={
+        "classify": False, "weights": {"kinds": 1.0, "dense": 0.1}})
+    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on, *added, kinds_alone,
             HYBRID.model_copy(update={"affiliated_weight": 2.0, "affiliated_cap": 1}),
             HYBRID.model_copy(update={"classify": False})]
 

@@ -79,3 +79,16 @@ def test_the_all_evidence_loss_favours_the_channel_that_finds_every_relevant_one
 def test_focused_weights_are_non_negative_and_scaled_to_one(seed, focus):
     w = fit_weights(_examples(np.random.default_rng(seed), 10, 8), 2, focus=focus)
     assert (w >= 0).all() and np.isclose(w.max(), 1.0)
+
+
+def test_a_channel_that_never_ranks_anything_is_pinned_to_zero():
+    examples = _examples(np.random.default_rng(1))
+    silent = [(np.column_stack([x, np.zeros(len(x))]), y, w) for x, y, w in examples]
+    w = fit_weights(silent, 3, prior=np.ones(3))
+    assert w[2] == 0.0 and w[0] == 1.0
+
+
+def test_a_silent_channel_stays_at_zero_when_every_channel_is_silent():
+    x = np.zeros((4, 2))
+    y = np.array([True, False, False, False])
+    assert (fit_weights([(x, y, 1.0)], 2) == 0).all()

@@ -1,0 +1,37 @@
+"""hop: a second search, by the words the question's first hits add to it.
+
+The question's first hits (`retrieval.feedback.first_hits`) lend their rarest words the
+question lacks; BM25 over the memories' wordings ranks by the question and those words
+together. The first hits themselves are left out: the other channels have them, this
+one's use is what they lead to (a list question's other answers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from graphmem.retrieval.channels.base import RankContext
+from graphmem.retrieval.feedback import expansion_terms, first_hits
+
+if TYPE_CHECKING:
+    from graphmem.retrieval.query import Query
+
+
+@dataclass(frozen=True)
+class Hop:
+    name: str = "hop"
+    order: int = 70
+
+    def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
+        seeds = first_hits(ctx, query)
+        terms = expansion_terms(ctx, query, seeds)
+        if not terms:
+            return []
+        allowed = set(ctx.owned) - set(seeds)
+        found = ctx.text_index.search_words(" ".join([query.text, *terms]), depth, allowed)
+        records = ctx.view.records
+        return [m for m in found if not records[m].forgotten]
+
+
+CHANNEL = Hop()

@@ -1,0 +1,83 @@
+"""The channels added for list questions and long distractors, on a real store: second-hop
+search (hop, hop_dense), category members (kinds), whole deposits (deposit), one hit per
+day (spread). Each is run alone (weight 1, no classifier)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.retrieval.config import HYBRID, HYBRID_RRF
+from tests.scenes import two_people
+
+NS = "hops"
+SCENE = [
+    ("ana", "I love pottery, my favourite of all activities.", "2023-05-01"),
+    ("ben", "My favourite activities are chess and rowing.", "2023-05-01"),
+    ("ana", "The school says favourite activities matter for kids.", "2023-05-02"),
+    ("ana", "I finished my first pottery bowl at the studio today.", "2023-05-08"),
+    ("ana", "We spent a week in Sweden with the kids.", "2023-06-01"),
+    ("ben", "I moved to Toronto for a new job at a bakery.", "2023-07-20"),
+    ("ana", "The bakery on the corner closed last month.", "2023-08-02"),
+    ("ben", "The weather was grey all week.", "2023-08-03"),
+]
+
+
+def _alone(channel: str):
+    return HYBRID.model_copy(update={
+        "classify": False, "channels": (channel,), "weights": {channel: 1.0},
+        "kind_weights": {k: {channel: 1.0} for k in HYBRID.kind_weights}})
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    graph = two_people(tmp_path_factory.mktemp("hops") / "data", NS, SCENE)
+    yield graph
+    graph.close()
+
+
+def _texts(graph, question, channel, asker="ben", k=6):
+    return [h.text for h in graph.recall(asker, question, k=k, ns=NS, config=_alone(channel))]
+
+
+def _first_hits(graph, question):
+    return [h.text for h in graph.recall("ben", question, k=3, ns=NS, config=HYBRID_RRF)]
+
+
+def test_hop_ranks_beyond_the_first_hits(scene):
+    question = "What are Ana's favourite activities?"
+    texts = _texts(scene, question, "hop")
+    assert texts and not set(texts) & set(_first_hits(scene, question))
+
+
+def test_hop_dense_ranks_beyond_the_first_hits(scene):
+    question = "What are Ana's favourite activities?"
+    moved = _texts(scene, question, "hop_dense")
+    assert moved and not set(moved) & set(_first_hits(scene, question))
+
+
+def test_kinds_ranks_the_members_of_the_asked_category_said_by_the_named_agent(scene):
+    texts = _texts(scene, "Which countries has Ana visited?", "kinds")
+    assert texts and "Sweden" in texts[0]
+    assert all("Toronto" not in t for t in texts)  # Ben's words, and no country
+
+
+def test_deposit_lists_each_deposit_once(scene):
+    hits = scene.recall("ben", "pottery", k=20, ns=NS, config=_alone("deposit"))
+    assert hits
+    ids = [h.memory_id for h in hits]
+    for hit in hits:  # no memory listed beside one of its deposit's siblings
+        siblings = set(scene._views.synced(NS).records[hit.memory_id].affiliated)
+        assert not siblings & (set(ids) - {hit.memory_id})
+
+
+def test_spread_keeps_one_memory_per_day(scene):
+    hits = scene.recall("ben", "what happened", k=20, ns=NS, config=_alone("spread"))
+    days = [h.t.date() for h in hits if h.t is not None]
+    assert hits and len(days) == len(set(days))
+
+
+def test_deposit_is_silent_above_its_scan_limit(scene, monkeypatch):
+    from graphmem.retrieval.channels import deposit
+
+    monkeypatch.setattr(deposit, "SCAN_MAX", 1)
+    assert scene.recall("ben", "pottery", k=5, ns=NS, config=_alone("deposit")) == []
