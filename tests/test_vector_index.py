@@ -135,3 +135,16 @@ def test_a_store_past_the_threshold_recalls_through_the_lists(tmp_path, monkeypa
         listed = [h.memory_id for h in g.recall("ana", "Where did Ben move?", ns="big")]
         assert g._views.synced("big")._coarse is not None
     assert exact and listed == exact
+
+
+def test_a_scope_that_grows_is_searched_as_it_is_now(monkeypatch):
+    """The index keeps a scope's bitmap while the view hands out the same rows; a memory
+    the agent comes to own is in its next search."""
+    monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
+    rng = np.random.default_rng(9)
+    view = _view(_clustered(rng, 600))
+    target = _unit(rng.standard_normal(16))
+    assert all(m != "new" for m, _ in view.nearest_ivf(target, 3, view.owned_rows("ben")))
+    view.upsert({"id": "new", "text": "new", "embedding": target, "seq": 2,
+                 "owners": ["ben"], "vias": ["own"]})
+    assert view.nearest_ivf(target, 1, view.owned_rows("ben"))[0][0] == "new"

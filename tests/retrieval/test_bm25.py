@@ -86,6 +86,22 @@ def test_removing_a_doc_equals_never_adding_it(docs, query, data):
     assert f"d{gone}" not in index and len(index) == len(docs) - 1
 
 
+@settings(max_examples=60, deadline=None)
+@given(corpora, texts, st.data())
+def test_containing_is_every_document_with_all_the_terms_latest_first(docs, text, data):
+    index = build(docs)
+    removed = data.draw(st.sets(st.integers(0, len(docs) - 1)))
+    for i in removed:
+        index.remove(f"d{i}")
+    skipped = data.draw(st.sets(st.integers(0, len(docs) - 1)))
+    limit = data.draw(st.integers(1, 30))
+    terms = set(tokenize(text))
+    want = [f"d{i}" for i in reversed(range(len(docs)))
+            if terms and terms <= set(tokenize(docs[i])) and i not in removed | skipped]
+    got = index.containing(text, limit, lambda doc: int(doc[1:]) in skipped)
+    assert got == want[:limit]
+
+
 def test_scores_update_as_documents_arrive():
     index = BM25Index()
     index.add("a", "we went camping at the lake")
