@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from contextlib import contextmanager, nullcontext
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -123,22 +124,26 @@ class Embedder:
         """The model's vectors; a few texts (a question, a statement's atoms) on one
         thread (`ONE_THREAD_UP_TO`)."""
         model = _MODELS.get(self._model_path)
-        if len(texts) > ONE_THREAD_UP_TO:
+        with _one_thread() if len(texts) <= ONE_THREAD_UP_TO else nullcontext():
             return model.encode(texts, batch_size=self._batch_size, normalize_embeddings=True,
                                 convert_to_numpy=True, show_progress_bar=False)
-        import torch
-
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)  # the calling thread's setting (OpenMP): others keep theirs
-        try:
-            return model.encode(texts, batch_size=self._batch_size, normalize_embeddings=True,
-                                convert_to_numpy=True, show_progress_bar=False)
-        finally:
-            torch.set_num_threads(before)
 
     def embed_one(self, text: str) -> np.ndarray:
         """Embed one text; returns a (dimension,) unit vector."""
         return self.embed([text])[0]
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread, then as before (the calling thread's setting: OpenMP's)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _quiet_model_loading() -> None:
