@@ -166,7 +166,8 @@ class BM25Index:
             mine = postings.slots[: postings.size]
             slots = mine if slots is None else np.intersect1d(slots, mine, assume_unique=True)
         found: list[str] = []
-        for slot in (() if slots is None else np.sort(slots)[::-1]):
+        # postings are in slot order (a document's slot is its place in the index)
+        for slot in (() if slots is None else slots[::-1]):
             doc_id = self._ids[slot]
             if self._live[slot] and not skip(doc_id):
                 found.append(doc_id)
