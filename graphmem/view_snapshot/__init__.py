@@ -72,7 +72,7 @@ _ALLOWED = {
     ("graphmem.text.entity_resolution", "EntityResolver"),
 }
 # view attributes rebuilt on load rather than saved
-_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache")
+_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache", "_training")
 
 
 @dataclass(frozen=True)
