@@ -4,6 +4,7 @@ and ``unmerge``. Planning lives in :mod:`graphmem.consensus`."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
@@ -40,6 +41,10 @@ class Writer:
         self.store = views.store
         self.queries = views.queries
         self._embed = embed
+        # a statement is embedded on this thread while the calling one parses it: the
+        # model and the parser each hold one of the cores, and neither waits
+        self._embedding = ThreadPoolExecutor(max_workers=1,
+                                             thread_name_prefix="graphmem-embed")
         self._atomise = atomise
         self._judge = judge
         self._canonical = canonical
@@ -126,9 +131,12 @@ class Writer:
                   admit: Callable[[], Admission] | None) -> RememberResult:
         """Plan and apply; each attempt re-reads the agent's trust state (``admit``), so
         a retry after another writer moved the namespace counts what that writer did."""
-        vectors = self._embed(atoms)
+        embedding = self._embedding.submit(self._embed, atoms)
         view = self.views.synced(deposit.ns)
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
+        if self._supersession is not None:
+            self._supersession.claims(atoms)  # read now: the plan asks for them
+        vectors = embedding.result()
 
         def attempt(n: int) -> RememberResult | None:
             current = view

@@ -128,3 +128,31 @@ def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embed
         assert record(g, old)["by"] == new
         made = g._views.synced("default").records._made
         assert len(made) < 100, f"{len(made)} of 301 records made"
+
+
+def test_a_statement_is_compared_with_the_latest_states_of_its_anchor(monkeypatch):
+    """Twelve current claims of one anchor (a store whose claims were never compared):
+    a statement about it is compared with the latest `COMPARED_PER_ANCHOR` only."""
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "COMPARED_PER_ANCHOR", 5)
+    view = NamespaceView("crowd")
+    for i in range(12):
+        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {i % 6 + 1} pm.",
+                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+                     "embedding": [0.0] * 384})
+    found = module.SupersessionDetector()
+    compared: list[str] = []
+    original = module.supersedes
+
+    def counting(later, earlier, lexicon):
+        compared.append(earlier)
+        return original(later, earlier, lexicon)
+
+    monkeypatch.setattr(module, "supersedes", counting)
+    replaced = found.replaced("The harbour is open until 11 pm.", "new", view,
+                              stated=10_000, words=TextIndex(view).words)
+    assert {r.earlier for r in replaced} == {f"m{i}" for i in range(7, 12)}
+    assert len(compared) == 5
