@@ -36,7 +36,10 @@ class Writer:
                  atomise: Callable[..., list[str]], judge: Judge, canonical: Canonicaliser,
                  parser: Parser, design: Design = CONSENSUS,
                  config: WriteConfig = DEFAULT_WRITE, trust: DepositTrust | None = None,
-                 clock: Callable[[], int] = now_ms) -> None:
+                 clock: Callable[[], int] = now_ms, grammar: Parser | None = None) -> None:
+        """``parser`` reads entities (no dependency parse); ``grammar``, the full parser
+        the judge reads statements with, if the detector may share it (its parses of a
+        statement are then made while the statement is embedded)."""
         self.views = views
         self.store = views.store
         self.queries = views.queries
@@ -50,7 +53,9 @@ class Writer:
         self._canonical = canonical
         self._parser = parser
         self._salience = SalienceTagger()
-        self._supersession = SupersessionDetector() if config.supersession else None
+        self._grammar = grammar
+        self._supersession = SupersessionDetector(parser=grammar) if config.supersession \
+            else None
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
@@ -136,6 +141,8 @@ class Writer:
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
         if self._supersession is not None:
             self._supersession.claims(atoms)  # read now: the plan asks for them
+        if self._grammar is not None:
+            self._grammar.parse_many(atoms)  # and the judge
         vectors = embedding.result()
 
         def attempt(n: int) -> RememberResult | None:
