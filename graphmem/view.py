@@ -124,12 +124,13 @@ class NamespaceView:
         for record in self.records.values() if replay else ():
             listener(record)
 
-    def sync(self, store: Store, queries, version: int) -> None:
+    def sync(self, store: Store, queries, version: int) -> int:
         """Catch up with the store, which is at namespace ``version``, a page of
         ``SYNC_PAGE`` memories at a time (a memory changed meanwhile moves to a later
-        sequence, which a later page reads)."""
+        sequence, which a later page reads); returns how many memories were read."""
         if version <= self.version:
-            return
+            return 0
+        read = 0
         since = max(self.version, 0)
         params = {"ns": self.ns, "vsince": since, "since": since, "page": SYNC_PAGE,
                   "after_seq": -1, "after_pos": -1, "after_id": ""}
@@ -138,6 +139,7 @@ class NamespaceView:
             rows = store.read(queries["memory/changed_since"], params)
             for row in rows:
                 self.upsert(row)
+            read += len(rows)
             if rows:  # in seq order: the last is the newest
                 newest = max(newest, int(rows[-1]["seq"]))
             if len(rows) < SYNC_PAGE:
@@ -152,6 +154,7 @@ class NamespaceView:
                           after_id=cursor[2])
             previous = cursor
         self.version = newest
+        return read
 
     def upsert(self, row: Row) -> MemoryRecord:
         """Add or refresh one memory from a ``changed_since`` row (a row without an

@@ -49,6 +49,7 @@ class Views:
         self._epochs: dict[str, str | None] = {}  # ns -> epoch its view was built from
         self._text_indexes: dict[str, TextIndex] = {}
         self._saved_rows: dict[str, int] = {}  # ns -> rows of its view on disk
+        self._unsaved: dict[str, int] = {}  # ns -> memories read since its snapshot
         self._saved_text: set[str] = set()  # namespaces whose snapshot has the text index
 
     def state(self, ns: str) -> NamespaceState | None:
@@ -115,6 +116,7 @@ class Views:
             self._epochs.pop(ns, None)
             self._text_indexes.pop(ns, None)
             self._saved_rows.pop(ns, None)
+            self._unsaved.pop(ns, None)
             self._saved_text.discard(ns)
 
     def _view(self, ns: str) -> NamespaceView:
@@ -132,13 +134,13 @@ class Views:
             return self._views.setdefault(ns, NamespaceView(ns))
 
     def save_snapshots(self) -> None:
-        """Write the snapshot of every view that grew by `SAVE_AFTER_NEW_ROWS` since it
-        was read or last saved, or whose text index was built after its snapshot was
-        written (a first read saves the view before a recall builds the index); called
-        on close, so that the next process starts warm."""
+        """Write the snapshot of every view that read `SAVE_AFTER_ROWS` memories (new or
+        changed) since it was restored or last saved, or whose text index was built
+        after its snapshot was written (a first read saves the view before a recall
+        builds the index); called on close, so that the next process starts warm."""
         with self._lock:
             for ns, view in self._views.items():
-                grew = len(view) - self._saved_rows.get(ns, 0) >= view_snapshot.SAVE_AFTER_NEW_ROWS
+                grew = self._unsaved.get(ns, 0) >= view_snapshot.SAVE_AFTER_ROWS
                 indexed = ns in self._text_indexes and ns not in self._saved_text \
                     and ns in self._saved_rows
                 if grew or indexed:
@@ -147,6 +149,7 @@ class Views:
     def _save(self, ns: str, view: NamespaceView) -> None:
         view_snapshot.keep(self.store, self.queries, view, self._text_indexes.get(ns))
         self._saved_rows[ns] = len(view)
+        self._unsaved[ns] = 0
         if ns in self._text_indexes:
             self._saved_text.add(ns)
 
@@ -173,8 +176,8 @@ class Views:
                 self._epochs[ns] = epoch
                 version = state.version if state else 0
             view = self._view(ns)
-            before = len(view)
-            view.sync(self.store, self.queries, version)
-            if len(view) - before >= view_snapshot.SAVE_AFTER_NEW_ROWS:
+            read = view.sync(self.store, self.queries, version)
+            self._unsaved[ns] = self._unsaved.get(ns, 0) + read
+            if read >= view_snapshot.SAVE_AFTER_ROWS:
                 self._save(ns, view)  # a long read: the next process need not repeat it
             return view
