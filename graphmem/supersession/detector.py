@@ -17,8 +17,8 @@ found through an index of anchors kept beside each namespace view:
   the memories whose wordings hold every word of it (the namespace's BM25 index of
   wordings, which the view's text index keeps anyway); one statement reads at most
   ``READ_PER_STATEMENT`` of them, the latest first, from their kept claims or, without
-  them, by parsing (an older current claim about a crowded anchor is found by a later
-  statement, once the newer ones are read).
+  them, by parsing (at most ``PARSE_PER_STATEMENT``); an older current claim about a
+  crowded anchor is found by a later statement, once the newer ones are read.
 
 A statement is compared with the latest `COMPARED_PER_ANCHOR` indexed states of each of
 its anchors (by when they were written), and with events only when it names a value as
@@ -61,6 +61,9 @@ CLAIM_CACHE = 200_000
 #: thousands of memories ("the harbour" in a large store) would cost minutes of parsing on
 #: its first use in a process; the rest are read by later statements about it
 READ_PER_STATEMENT = 64
+#: of those, memories without kept claims (an import's) parsed for one statement (about
+#: 2 ms each): the latest first, the others by later statements
+PARSE_PER_STATEMENT = 8
 #: states of one anchor a statement is compared with, the latest written first (and as
 #: many events, when it names a value as given up)
 COMPARED_PER_ANCHOR = 256
@@ -119,15 +122,18 @@ class SupersessionDetector:
         """The claim of each text, parsing (in one batch) those not read before."""
         texts = list(texts)
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._claims]
+            found = {t: self._claims[t] for t in dict.fromkeys(texts) if t in self._claims}
+            missing = [t for t in dict.fromkeys(texts) if t not in found]
             if missing:
                 copies = [name_copy(t) for t in missing]
                 docs = self._parser.parse_many([c for c, _ in copies])
-                if len(self._claims) + len(missing) > CLAIM_CACHE:
-                    self._claims.clear()
                 for text, doc, (_, names) in zip(missing, docs, copies):
-                    self._claims[text] = read_claim(doc, self.lexicon, names)
-            return [self._claims[t] for t in texts]
+                    found[text] = read_claim(doc, self.lexicon, names)
+                if len(self._claims) + len(missing) > CLAIM_CACHE:
+                    self._claims.clear()  # the cache is full: start again (this answer
+                    # comes from `found`, which it does not touch)
+                self._claims.update((t, found[t]) for t in missing)
+            return [found[t] for t in texts]
 
     def claim(self, text: str) -> Claim:
         return self.claims([text])[0]
@@ -207,9 +213,11 @@ class SupersessionDetector:
                          key=lambda r: (r.t is not None, r.t or 0, r.seq),
                          reverse=True)[:READ_PER_STATEMENT]
         unknown = [r for r in records if not self._learn(r, r.variants or [r.text])]
-        self.claims(w for r in unknown for w in (r.variants or [r.text]))
+        self.claims(w for r in unknown[:PARSE_PER_STATEMENT] for w in (r.variants or [r.text]))
+        later = {r.id for r in unknown[PARSE_PER_STATEMENT:]}  # still unread: found again
         for record in records:
-            self._add(index, record)
+            if record.id not in later:
+                self._add(index, record)
 
     def _add(self, index: _Index, record: MemoryRecord) -> None:
         claims = self.claims(record.variants or [record.text])
