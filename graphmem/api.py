@@ -72,13 +72,15 @@ class MemoryGraph(Curating, Governance):
         self._embedder = embedder or Embedder()
         self._parser = parser or Parser()
         self._views = Views(store, self._queries)
+        grammar = Parser(full=True)  # the judge's and the detector's: one parse of a statement
         default_judge = partial(judge_equivalence, threshold=write_config.threshold,
                                 contradiction_floor=write_config.contradiction_floor,
-                                parser=Parser(full=True))
+                                parser=grammar)
         self._writer = Writer(self._views, embed=self._embedder.embed,
                               atomise=atomiser or atomise, judge=judge or default_judge,
                               canonical=partial(canonical_text, parser=self._parser),
                               parser=self._parser, design=design_named(design),
+                              grammar=None if judge else grammar,
                               config=write_config,
                               trust=DepositTrust(self._views, self._clock),
                               clock=self._clock)

@@ -109,8 +109,10 @@ class NamespaceView:
         self.resolver = EntityResolver(namespace=ns)
         self._mentioned_by: dict[str, set[str]] = {}  # entity id -> memory ids
         self._arcs: dict[str, list[tuple[int, str]]] = {}  # entity id -> [(t, memory id)]
-        # an index of the vectors, made when the view outgrows an exact scan
+        # an index of the vectors, made when the view outgrows an exact scan, and the
+        # one being trained on a thread meanwhile (or to replace a stale one)
         self._coarse: vector_index.CoarseIndex | None = None
+        self._training: vector_index.Training | None = None
 
     # -- keeping in step ----------------------------------------------------------
 
@@ -122,12 +124,13 @@ class NamespaceView:
         for record in self.records.values() if replay else ():
             listener(record)
 
-    def sync(self, store: Store, queries, version: int) -> None:
+    def sync(self, store: Store, queries, version: int) -> int:
         """Catch up with the store, which is at namespace ``version``, a page of
         ``SYNC_PAGE`` memories at a time (a memory changed meanwhile moves to a later
-        sequence, which a later page reads)."""
+        sequence, which a later page reads); returns how many memories were read."""
         if version <= self.version:
-            return
+            return 0
+        read = 0
         since = max(self.version, 0)
         params = {"ns": self.ns, "vsince": since, "since": since, "page": SYNC_PAGE,
                   "after_seq": -1, "after_pos": -1, "after_id": ""}
@@ -136,6 +139,7 @@ class NamespaceView:
             rows = store.read(queries["memory/changed_since"], params)
             for row in rows:
                 self.upsert(row)
+            read += len(rows)
             if rows:  # in seq order: the last is the newest
                 newest = max(newest, int(rows[-1]["seq"]))
             if len(rows) < SYNC_PAGE:
@@ -150,6 +154,7 @@ class NamespaceView:
                           after_id=cursor[2])
             previous = cursor
         self.version = newest
+        return read
 
     def upsert(self, row: Row) -> MemoryRecord:
         """Add or refresh one memory from a ``changed_since`` row (a row without an
@@ -167,6 +172,8 @@ class NamespaceView:
             self._half[record.row] = self._matrix[record.row]
             if self._coarse is not None and record.row < self._coarse.size:  # re-embedded
                 self._coarse.add(record.row, self._matrix[record.row:record.row + 1])
+            if self._training is not None:
+                self._training.changed.add(record.row)
         elif row.get("deleted"):  # erased for privacy: nothing of it stays in memory
             self._matrix[record.row] = 0.0
             self._half[record.row] = 0.0
@@ -321,23 +328,43 @@ class NamespaceView:
 
         Scores are exact cosines. A view of more than `vector_index.IVF_ABOVE` rows
         rescores only the candidates its index finds (`nearest_ivf`) when there are more
-        than `IVF_SCOPE_MIN` rows to search; otherwise every row is scored
-        (`nearest_exact`).
+        than `IVF_SCOPE_MIN` rows to search; otherwise, and while its index is trained
+        on a thread (`index_ready`), every row is scored (`nearest_exact`).
         """
         n = len(self._ids)
-        if n > vector_index.IVF_ABOVE and (n if rows is None else len(rows)) > IVF_SCOPE_MIN:
+        if n > vector_index.IVF_ABOVE and (n if rows is None else len(rows)) > IVF_SCOPE_MIN \
+                and self.index_ready():
             return self.nearest_ivf(vector, k, rows)
         return self.nearest_exact(vector, k, rows)
+
+    def index_ready(self, wait: float | None = 0.0) -> bool:
+        """Whether the vector index can serve a search, waiting up to ``wait`` seconds
+        (None: until it can) for one being trained. A missing or stale index
+        (`vector_index.REBUILD_SHARE`) starts training on a thread; a stale one serves
+        until its successor is ready."""
+        training = self._training
+        if training is not None and training.wait(wait):
+            self._training = None
+            self._coarse = training.take(self._matrix, len(self._ids))
+        stale = self._coarse is None or self._coarse.stale_share > vector_index.REBUILD_SHARE
+        if stale and self._training is None and len(self._ids) >= 16:
+            self._training = vector_index.Training(self._matrix[:len(self._ids)])
+            if wait is None or wait > 0:
+                return self.index_ready(wait)
+        return self._coarse is not None
 
     def nearest_ivf(self, vector: np.ndarray, k: int,
                     rows: np.ndarray | None = None) -> list[tuple[str, float]]:
         """`nearest` among the best `k` + `RESCORE_MARGIN` candidates of the view's
-        index (`vector_index`, made on first use and kept up with new rows), rescored
-        exactly in single precision."""
+        index (`vector_index`, kept up with new rows; trained here when it is missing or
+        stale and no thread is training it), rescored exactly in single precision."""
         n = len(self._ids)
         if n == 0 or k <= 0:
             return []
-        if self._coarse is None or self._coarse.stale_share > vector_index.REBUILD_SHARE:
+        if self._training is not None and (self._coarse is None or self._training.done):
+            self.index_ready(wait=None)
+        if self._coarse is None or (self._training is None and
+                                    self._coarse.stale_share > vector_index.REBUILD_SHARE):
             self._coarse = vector_index.CoarseIndex.train(self._matrix[:n])
         elif self._coarse.size < n:
             self._coarse.add(self._coarse.size, self._matrix[self._coarse.size:n])

@@ -4,6 +4,7 @@ and ``unmerge``. Planning lives in :mod:`graphmem.consensus`."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
@@ -35,17 +36,26 @@ class Writer:
                  atomise: Callable[..., list[str]], judge: Judge, canonical: Canonicaliser,
                  parser: Parser, design: Design = CONSENSUS,
                  config: WriteConfig = DEFAULT_WRITE, trust: DepositTrust | None = None,
-                 clock: Callable[[], int] = now_ms) -> None:
+                 clock: Callable[[], int] = now_ms, grammar: Parser | None = None) -> None:
+        """``parser`` reads entities (no dependency parse); ``grammar``, the full parser
+        the judge reads statements with, if the detector may share it (its parses of a
+        statement are then made while the statement is embedded)."""
         self.views = views
         self.store = views.store
         self.queries = views.queries
         self._embed = embed
+        # a statement is embedded on this thread while the calling one parses it: the
+        # model and the parser each hold one of the cores, and neither waits
+        self._embedding = ThreadPoolExecutor(max_workers=1,
+                                             thread_name_prefix="graphmem-embed")
         self._atomise = atomise
         self._judge = judge
         self._canonical = canonical
         self._parser = parser
         self._salience = SalienceTagger()
-        self._supersession = SupersessionDetector() if config.supersession else None
+        self._grammar = grammar
+        self._supersession = SupersessionDetector(parser=grammar) if config.supersession \
+            else None
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config
@@ -126,9 +136,14 @@ class Writer:
                   admit: Callable[[], Admission] | None) -> RememberResult:
         """Plan and apply; each attempt re-reads the agent's trust state (``admit``), so
         a retry after another writer moved the namespace counts what that writer did."""
-        vectors = self._embed(atoms)
+        embedding = self._embedding.submit(self._embed, atoms)
         view = self.views.synced(deposit.ns)
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
+        if self._supersession is not None:
+            self._supersession.claims(atoms)  # read now: the plan asks for them
+        if self._grammar is not None:
+            self._grammar.parse_many(atoms)  # and the judge
+        vectors = embedding.result()
 
         def attempt(n: int) -> RememberResult | None:
             current = view

@@ -132,9 +132,11 @@ def test_a_store_past_the_threshold_recalls_through_the_lists(tmp_path, monkeypa
         # channels ask for; the path through the index is what is tested here
         monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
         monkeypatch.setattr("graphmem.view.IVF_SCOPE_MIN", 0)
+        during = [h.memory_id for h in g.recall("ana", "Where did Ben move?", ns="big")]
+        assert g._views.synced("big").index_ready(wait=None)  # trained on a thread
         listed = [h.memory_id for h in g.recall("ana", "Where did Ben move?", ns="big")]
         assert g._views.synced("big")._coarse is not None
-    assert exact and listed == exact
+    assert exact and during == exact and listed == exact
 
 
 def test_a_scope_that_grows_is_searched_as_it_is_now(monkeypatch):
@@ -148,3 +150,59 @@ def test_a_scope_that_grows_is_searched_as_it_is_now(monkeypatch):
     view.upsert({"id": "new", "text": "new", "embedding": target, "seq": 2,
                  "owners": ["ben"], "vias": ["own"]})
     assert view.nearest_ivf(target, 1, view.owned_rows("ben"))[0][0] == "new"
+
+
+def test_a_view_past_the_threshold_scans_exactly_until_its_thread_has_trained(monkeypatch):
+    monkeypatch.setattr(vi, "IVF_ABOVE", 100)
+    monkeypatch.setattr(view_module, "IVF_SCOPE_MIN", 0)
+    monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
+    rng = np.random.default_rng(12)
+    view = _view(_clustered(rng, 800))
+    query = _unit(rng.standard_normal(16))
+    exact = view.nearest_exact(query, 5)
+    _same(view.nearest(query, 5), exact)  # served at once, while the thread trains
+    assert view._training is not None or view._coarse is not None
+    assert view.index_ready(wait=None) and view._training is None
+    assert view._coarse.index.ntotal == len(view)
+    _same(view.nearest(query, 5), exact)
+
+
+def test_rows_added_and_re_embedded_while_the_thread_trains_are_found(monkeypatch):
+    monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
+    rng = np.random.default_rng(13)
+    view = _view(_clustered(rng, 700))
+    assert not view.index_ready()  # starts the thread
+    moved, new = _unit(rng.standard_normal(16)), _unit(rng.standard_normal(16))
+    view.upsert({"id": "m5", "text": "memory 5", "embedding": moved, "seq": 2,
+                 "owners": ["ana"], "vias": ["own"]})
+    view.upsert({"id": "new", "text": "new", "embedding": new, "seq": 2,
+                 "owners": ["ana"], "vias": ["own"]})
+    assert view.index_ready(wait=None)
+    assert view.nearest_ivf(moved, 1)[0][0] == "m5"
+    assert view.nearest_ivf(new, 1)[0][0] == "new"
+    assert view._coarse.size == len(view)
+
+
+def test_a_stale_index_serves_while_its_successor_trains():
+    rng = np.random.default_rng(14)
+    view = _view(_clustered(rng, 400))
+    assert view.index_ready(wait=None)
+    first = view._coarse
+    for i, vector in enumerate(_clustered(rng, int(vi.REBUILD_SHARE * 400) + 2)):
+        view.upsert({"id": f"m{i}", "text": f"memory {i}", "embedding": vector, "seq": 2,
+                     "owners": ["ana"], "vias": ["own"]})
+    assert view.index_ready()  # the stale index still serves
+    assert view._coarse is first or view._training is None
+    assert view.index_ready(wait=None) and view._coarse is not first
+    assert view._coarse.stale_share == 0.0
+
+
+def test_training_that_fails_raises_when_the_index_is_taken():
+    training = vi.Training(np.zeros((4, 16), dtype=np.float32))  # too few rows to train
+    assert training.wait(30)
+    try:
+        training.take(np.zeros((4, 16), dtype=np.float32), 4)
+    except ValueError as exc:
+        assert "at least 16 rows" in str(exc)
+    else:
+        raise AssertionError("a failed training must not give an index")

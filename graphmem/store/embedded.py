@@ -45,6 +45,7 @@ from graphmem.errors import (
     ServerBinaryMissing,
     StoreUnavailable,
 )
+from graphmem.store import probe
 from graphmem.store.server_log import exit_cause, read_tail, start_failure
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
@@ -147,7 +148,7 @@ class EmbeddedServer:
                 self._raise_fsync()
             else:
                 self._clear_stale()
-                self._start()
+                self._start_making_graphs()
             self._lease = self._take_lease()
         return self.socket_path
 
@@ -448,6 +449,23 @@ class EmbeddedServer:
             "--logfile", str(self.log_path),
             "--loadmodule", str(module),
         ]
+
+    def _start_making_graphs(self, attempts: int = 3) -> None:
+        """Start the server; one that hangs on its first graph (graphmem.store.probe) is
+        killed and started again. Nobody else uses it yet: we hold the directory lock."""
+        for _ in range(attempts):
+            self._start()
+            if probe.makes_a_graph(self.socket_path):
+                return
+            hung = self.pid
+            if hung is not None:
+                os.kill(hung, signal.SIGKILL)
+                self._wait_exit(hung, 10.0)
+            self._clear_stale()
+        raise StoreUnavailable(
+            f"the embedded FalkorDB server in {self.data_dir} started {attempts} times and "
+            f"each time made no graph within {probe.PROBE_TIMEOUT_S:g}s; see "
+            f"{self.log_path}, and check that the machine is not out of memory")
 
     def _start(self) -> None:
         command = self._command()

@@ -17,8 +17,15 @@ found through an index of anchors kept beside each namespace view:
   the memories whose wordings hold every word of it (the namespace's BM25 index of
   wordings, which the view's text index keeps anyway); one statement reads at most
   ``READ_PER_STATEMENT`` of them, the latest first, from their kept claims or, without
-  them, by parsing (an older current claim about a crowded anchor is found by a later
-  statement, once the newer ones are read).
+  them, by parsing (at most ``PARSE_PER_STATEMENT``); an older current claim about a
+  crowded anchor is found by a later statement, once the newer ones are read.
+
+A statement is compared with the latest `COMPARED_PER_ANCHOR` indexed states of each of
+its anchors (by when they were written), and with events only when it names a value as
+given up (the one way an event is replaced). An anchor of a long-lived store can hold
+thousands of current claims (a person's name: everything said of them); comparing each
+costs time in proportion, on every statement about it. A claim that many later claims
+about its anchor did not replace is rarely the one a new statement updates.
 
 Each memory's claim time is when it was stated (the deposit's time), which the write path
 tells the detector (``note``); for memories it never saw, their world time when their
@@ -31,6 +38,7 @@ Owns ``SupersessionDetector``. Imports graphmem.text, graphmem.view, graphmem.re
 
 from __future__ import annotations
 
+import heapq
 import re
 import threading
 import weakref
@@ -52,14 +60,23 @@ CLAIM_CACHE = 200_000
 #: memories not yet indexed read for one statement, latest first: an anchor held by
 #: thousands of memories ("the harbour" in a large store) would cost minutes of parsing on
 #: its first use in a process; the rest are read by later statements about it
-READ_PER_STATEMENT = 256
+READ_PER_STATEMENT = 64
+#: of those, memories without kept claims (an import's) parsed for one statement (about
+#: 2 ms each): the latest first, the others by later statements
+PARSE_PER_STATEMENT = 8
+#: states of one anchor a statement is compared with, the latest written first (and as
+#: many events, when it names a value as given up)
+COMPARED_PER_ANCHOR = 256
 
 
 @dataclass
 class _Index:
-    """The anchors of one namespace's memories (see the module docstring)."""
+    """The anchors of one namespace's memories (see the module docstring): of each
+    anchor, the memories whose states claim it and those whose events do, by row (the
+    order they were written in)."""
 
-    by_anchor: dict[str, set[str]] = field(default_factory=dict)
+    states: dict[str, dict[str, int]] = field(default_factory=dict)
+    events: dict[str, dict[str, int]] = field(default_factory=dict)
     anchors_of: dict[str, frozenset[str]] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # changed, not yet indexed
     stated: dict[str, int] = field(default_factory=dict)  # id -> when it was stated (ms)
@@ -105,15 +122,18 @@ class SupersessionDetector:
         """The claim of each text, parsing (in one batch) those not read before."""
         texts = list(texts)
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._claims]
+            found = {t: self._claims[t] for t in dict.fromkeys(texts) if t in self._claims}
+            missing = [t for t in dict.fromkeys(texts) if t not in found]
             if missing:
                 copies = [name_copy(t) for t in missing]
                 docs = self._parser.parse_many([c for c, _ in copies])
-                if len(self._claims) + len(missing) > CLAIM_CACHE:
-                    self._claims.clear()
                 for text, doc, (_, names) in zip(missing, docs, copies):
-                    self._claims[text] = read_claim(doc, self.lexicon, names)
-            return [self._claims[t] for t in texts]
+                    found[text] = read_claim(doc, self.lexicon, names)
+                if len(self._claims) + len(missing) > CLAIM_CACHE:
+                    self._claims.clear()  # the cache is full: start again (this answer
+                    # comes from `found`, which it does not touch)
+                self._claims.update((t, found[t]) for t in missing)
+            return [found[t] for t in texts]
 
     def claim(self, text: str) -> Claim:
         return self.claims([text])[0]
@@ -178,7 +198,7 @@ class SupersessionDetector:
             self._drop(index, mid)
             record = view.records.get(mid)
             if record is not None and self._learn(record, record.variants or [record.text]):
-                self._add(index, mid, record.variants or [record.text])
+                self._add(index, record)
         index.fresh.clear()
 
     def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str],
@@ -193,20 +213,31 @@ class SupersessionDetector:
                          key=lambda r: (r.t is not None, r.t or 0, r.seq),
                          reverse=True)[:READ_PER_STATEMENT]
         unknown = [r for r in records if not self._learn(r, r.variants or [r.text])]
-        self.claims(w for r in unknown for w in (r.variants or [r.text]))
+        self.claims(w for r in unknown[:PARSE_PER_STATEMENT] for w in (r.variants or [r.text]))
+        later = {r.id for r in unknown[PARSE_PER_STATEMENT:]}  # still unread: found again
         for record in records:
-            self._add(index, record.id, record.variants or [record.text])
+            if record.id not in later:
+                self._add(index, record)
 
-    def _add(self, index: _Index, mid: str, wordings: list[str]) -> None:
-        anchors = frozenset(a for c in self.claims(wordings) if c.kind in ("state", "event")
-                            for a in c.anchors)
-        index.anchors_of[mid] = anchors
-        for anchor in anchors:
-            index.by_anchor.setdefault(anchor, set()).add(mid)
+    def _add(self, index: _Index, record: MemoryRecord) -> None:
+        claims = self.claims(record.variants or [record.text])
+        anchors = []
+        for kind, pool in (("state", index.states), ("event", index.events)):
+            for anchor in {a for c in claims if c.kind == kind for a in c.anchors}:
+                pool.setdefault(anchor, {})[record.id] = record.row
+                anchors.append(anchor)
+        index.anchors_of[record.id] = frozenset(anchors)
 
     def _drop(self, index: _Index, mid: str) -> None:
         for anchor in index.anchors_of.pop(mid, ()):
-            index.by_anchor.get(anchor, set()).discard(mid)
+            index.states.get(anchor, {}).pop(mid, None)
+            index.events.get(anchor, {}).pop(mid, None)
+
+    @staticmethod
+    def _latest(pool: dict[str, dict[str, int]], anchors: frozenset[str]) -> set[str]:
+        """Of each anchor, the `COMPARED_PER_ANCHOR` memories of ``pool`` written last."""
+        return {mid for anchor in anchors for mid, _ in heapq.nlargest(
+            COMPARED_PER_ANCHOR, pool.get(anchor, {}).items(), key=lambda item: item[1])}
 
     # -- the question -----------------------------------------------------------------
 
@@ -223,7 +254,9 @@ class SupersessionDetector:
             index = self._index(view)
             self._catch_up(view, index)
             self._read_unread(view, index, claim.anchors, words)
-            candidates = set().union(*(index.by_anchor.get(a, set()) for a in claim.anchors))
+            candidates = self._latest(index.states, claim.anchors)
+            if any(p.replaced for p in claim.participants):  # rule 1b: an event replaced
+                candidates |= self._latest(index.events, claim.anchors)
         skip = set(exclude) | {memory_id}
         out: list[Replacement] = []
         newer: list[Replacement] = []

@@ -29,9 +29,10 @@ from graphmem.views import Views
 
 Reader = Callable[[str, dict], list[Row]]  # (query name, params) -> rows
 _NODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-#: memory properties copied as they are
+#: memory properties copied as they are (claims too: they read the wordings alone, so a
+#: copy need not be parsed again, graphmem.supersession.stored)
 _PROPS = ("text", "variants", "kind", "t", "recorded_at", "place", "domain", "salience",
-          "forgotten", "pinned", "valid_until", "pos")
+          "forgotten", "pinned", "valid_until", "pos", "claims")
 
 
 def federated_id(node_id: str, original: str) -> str:

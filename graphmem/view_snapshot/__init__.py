@@ -59,10 +59,13 @@ __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "s
 log = logging.getLogger(__name__)
 
 FORMAT = 3  # 3: the vector index is faiss's serialisation
-#: a sync that reads at least this many new memories writes the snapshot afterwards (the
-#: first read of a large namespace, or a catch-up after many writes elsewhere): a write
-#: of 100k memories' state costs a few seconds, so it is not done after every recall
-SAVE_AFTER_NEW_ROWS = 5000
+#: a sync that reads at least this many memories (new or changed) writes the snapshot
+#: afterwards (the first read of a large namespace, or a catch-up after many writes
+#: elsewhere), and so does closing a handle that read as many since the snapshot it
+#: started from: each process catches up with at most about this many (a few seconds at
+#: a million memories). Writing 100k memories' state costs a few seconds, so it is not
+#: done after every recall.
+SAVE_AFTER_ROWS = 5000
 STATE_FILE, VECTORS_FILE, HALF_FILE, META_FILE = "state.pkl", "vectors.npy", "half.npy", "meta.json"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
@@ -72,7 +75,7 @@ _ALLOWED = {
     ("graphmem.text.entity_resolution", "EntityResolver"),
 }
 # view attributes rebuilt on load rather than saved
-_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache")
+_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache", "_training")
 
 
 @dataclass(frozen=True)

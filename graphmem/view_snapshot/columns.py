@@ -67,7 +67,7 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 #: view attributes of agent -> rows (int lists), kept as one array each
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
-VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse")
+VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training")
 BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live")
 BM25_INDEXES = ("index", "words")
 

@@ -429,3 +429,32 @@ def test_a_server_still_loading_a_large_store_is_waited_for(tmp_path):
         client.close()
     finally:
         server.release()
+
+
+def test_a_server_that_hangs_on_its_first_graph_is_started_again(tmp_path, monkeypatch):
+    """A new server that answers PING but makes no graph (here: stopped with SIGSTOP
+    right after it started, as a hung FalkorDB looks) is killed and started again."""
+    from graphmem.store import probe
+    from graphmem.store.falkordb import FalkorDBStore
+
+    monkeypatch.setattr(probe, "PROBE_TIMEOUT_S", 2.0)
+    original = EmbeddedServer._start
+    stopped: list[int] = []
+
+    def start_then_hang(self):
+        original(self)
+        if not stopped:
+            stopped.append(self.pid)
+            os.kill(self.pid, signal.SIGSTOP)
+
+    monkeypatch.setattr(EmbeddedServer, "_start", start_then_hang)
+    server = EmbeddedServer(tmp_path / "d")
+    socket = server.acquire()
+    try:
+        assert stopped and server.pid != stopped[0] and not pid_alive(stopped[0])
+        store = FalkorDBStore(graph="g", socket_path=str(socket), server=server)
+        store.ensure_schema()
+        assert store.read("RETURN 1 AS one") == [{"one": 1}]
+        store.close()
+    finally:
+        server.release()

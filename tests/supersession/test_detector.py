@@ -128,3 +128,71 @@ def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embed
         assert record(g, old)["by"] == new
         made = g._views.synced("default").records._made
         assert len(made) < 100, f"{len(made)} of 301 records made"
+
+
+def test_a_statement_is_compared_with_the_latest_states_of_its_anchor(monkeypatch):
+    """Twelve current claims of one anchor (a store whose claims were never compared):
+    a statement about it is compared with the latest `COMPARED_PER_ANCHOR` only."""
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "COMPARED_PER_ANCHOR", 5)
+    view = NamespaceView("crowd")
+    for i in range(12):
+        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {i % 6 + 1} pm.",
+                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+                     "embedding": [0.0] * 384})
+    found = module.SupersessionDetector()
+    compared: list[str] = []
+    original = module.supersedes
+
+    def counting(later, earlier, lexicon):
+        compared.append(earlier)
+        return original(later, earlier, lexicon)
+
+    monkeypatch.setattr(module, "supersedes", counting)
+    replaced = found.replaced("The harbour is open until 11 pm.", "new", view,
+                              stated=10_000, words=TextIndex(view).words)
+    assert {r.earlier for r in replaced} == {f"m{i}" for i in range(7, 12)}
+    assert len(compared) == 5
+
+
+def test_claims_asked_for_when_the_cache_fills_are_all_answered(monkeypatch):
+    """A batch of known and new texts that fills the claim cache: the cache starts again
+    and every text of the batch still gets its claim (it raised KeyError)."""
+    from graphmem.supersession import detector as module
+
+    monkeypatch.setattr(module, "CLAIM_CACHE", 3)
+    found = module.SupersessionDetector()
+    known = ["Ana lives in Berlin.", "Ben owns the bakery."]
+    found.claims(known)
+    batch = known + ["Chloe sold the kite.", "Dmitri moved to Oslo."]
+    claims = found.claims(batch)
+    assert [c.predicate for c in claims] == ["live", "own", "sell", "move"]
+    assert len(found._claims) <= 3
+
+
+def test_one_statement_parses_few_memories_without_kept_claims(monkeypatch):
+    """An import's memories keep no claims: a statement parses the latest
+    `PARSE_PER_STATEMENT` of those it reads, and later statements the others."""
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "PARSE_PER_STATEMENT", 3)
+    view = NamespaceView("import")
+    for i in range(7):
+        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {i + 1} pm.",
+                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+                     "embedding": [0.0] * 384})
+    words = TextIndex(view).words
+    found = module.SupersessionDetector()
+    found.claim("The harbour is open until 11 pm.")
+    first = found.replaced("The harbour is open until 11 pm.", "new", view, stated=10_000,
+                           words=words)
+    assert {r.earlier for r in first} == {"m6", "m5", "m4"}  # the latest three
+    assert len(found._claims) == 1 + 3
+    second = found.replaced("The harbour is open until 11 pm.", "new", view, stated=10_001,
+                            words=words, exclude={"m6", "m5", "m4"})
+    assert {r.earlier for r in second} == {"m3", "m2", "m1"}

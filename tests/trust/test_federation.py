@@ -73,3 +73,15 @@ def test_a_bad_node_id_or_an_empty_source_is_refused(tgraph, other):
         tgraph.federate(other, node_id="north camp", ns="field")
     with pytest.raises(InvalidInput, match="no namespace"):
         tgraph.federate(other, node_id="x", ns="field", source_ns="nothing-here")
+
+
+def test_a_federated_copy_keeps_what_its_memories_claim(tgraph, other):
+    """The claims kept with each memory come along: the receiving store's detector need
+    not parse the copies again (graphmem.supersession.stored)."""
+    tgraph.register_agent("root", kind="human", ns="field")
+    tgraph.federate(other, node_id="north-camp", ns="field")
+    query = "MATCH (m:Memory {ns: 'field'}) RETURN m.text AS text, m.claims AS claims"
+    source = {r["text"]: r["claims"] for r in other.cypher(query)}
+    copied = {r["text"]: r["claims"] for r in tgraph.cypher(query)}
+    assert source and all(source.values())
+    assert copied == source

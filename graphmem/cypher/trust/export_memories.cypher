@@ -12,6 +12,7 @@ RETURN m.id AS id, m.text AS text, m.variants AS variants, m.asserted_by AS asse
        m.salience AS salience, m.forgotten AS forgotten, m.pinned AS pinned,
        m.valid_until AS valid_until, m.superseded_by AS superseded_by,
        m.quarantined AS quarantined, m.epistemic AS epistemic, m.pos AS pos, m.seq AS seq,
+       m.claims AS claims,
        [o IN owns WHERE o.agent IS NOT NULL] AS owns, affiliated,
        collect(CASE WHEN y IS NULL THEN NULL ELSE {other: y.id, noted_at: c.noted_at,
                     resolved: coalesce(c.resolved, false)} END) AS contradicts
