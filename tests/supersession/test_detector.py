@@ -128,3 +128,10 @@ def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embed
         assert record(g, old)["by"] == new
         made = g._views.synced("default").records._made
         assert len(made) < 100, f"{len(made)} of 301 records made"
+
+
+def test_a_date_reverted_with_a_verb_the_tagger_reads_as_a_noun_is_replaced(embedded_graph):
+    g = embedded_graph
+    old = one(g, "pm", "The public beta is on April 3.", T0)
+    new = one(g, "pm", "The public beta returns to April 7.", T0 + timedelta(days=1))
+    assert record(g, old)["by"] == new
