@@ -132,7 +132,7 @@ class Curating:
                 "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
                 "pruned": report.pruned, "promoted": report.promoted,
                 "over_capacity": report.over_capacity,
-                "reconsolidated": report.reconsolidated,
+                "reconsolidated": report.reconsolidated, "changed": report.changed,
                 # RFC-0011 §5: conflicts unresolved past the TTL get a summary memory
                 "conflict_summaries": len(self._trust.escalate(ns))}
 

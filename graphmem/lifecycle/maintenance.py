@@ -73,6 +73,20 @@ def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequ
     return utilities(view, list(ids), tasks, settings, now, learned)
 
 
+def record_scores(store: Store, queries: Queries, view: NamespaceView, ns: str,
+                  scores: dict[str, Utility], now: int) -> set[str]:
+    """Record each memory's score where it is still the version ``view`` read (its
+    ``seq``); returns the memories recorded."""
+    rows = [{"id": m, "seq": view.records[m].seq, "s": u.s, "r": u.r, "e": u.e, "u": u.u}
+            for m, u in scores.items()]
+    recorded: set[str] = set()
+    for lo in range(0, len(rows), SCORE_BATCH):
+        written = store.write(queries["lifecycle/record_scores"],
+                              {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
+        recorded.update(written[0]["scored"] if written else ())
+    return recorded
+
+
 def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
              embed: Callable[[Sequence[str]], np.ndarray], ns: str,
              now: int | None = None) -> MaintenanceReport:
@@ -84,15 +98,16 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
         now = max(learned.values(), default=now_ms()) if learned else now_ms()
     view = views.synced(ns)
     ids = [m for m, r in view.records.items() if not r.forgotten]
-    scores = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
-                       learned)
-    rows = [{"id": m, "s": u.s, "r": u.r, "e": u.e, "u": u.u} for m, u in scores.items()]
-    for lo in range(0, len(rows), SCORE_BATCH):
-        store.write(queries["lifecycle/record_scores"],
-                    {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
+    computed = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
+                         learned)
+    recorded = record_scores(store, queries, view, ns, computed, now)
+    # a memory another writer changed after the view read it was scored as it was: it is
+    # neither recorded nor pruned nor consolidated on that score (the next pass reads it)
+    scores = {m: u for m, u in computed.items() if m in recorded}
     report = MaintenanceReport(
         scored=len(scores), pinned_kept=sum(view.records[m].pinned for m in ids),
-        below_threshold=sum(u.s < settings.threshold for u in scores.values()))
+        below_threshold=sum(u.s < settings.threshold for u in scores.values()),
+        changed=[m for m in computed if m not in recorded])
     # reconsolidation first: the facts as they stood before this pass's new ones
     strengths = []
     for row in store.read(queries["lifecycle/fact_strengths"], {"ns": ns}):
@@ -101,11 +116,14 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
             if evidence:
                 strength = reconsolidate(float(row["strength"]), evidence,
                                          settings.reconsolidation_rate)
-                strengths.append({"id": row["id"], "strength": strength})
-                report.reconsolidated[row["id"]] = round(strength, 4)
+                strengths.append({"id": row["id"], "strength": strength,
+                                  "seq": view.records[row["id"]].seq})
     if strengths:
-        store.write(queries["lifecycle/set_strengths"],
-                    {"ns": ns, "rows": strengths, "now": now})
+        written = store.write(queries["lifecycle/set_strengths"],
+                              {"ns": ns, "rows": strengths, "now": now})
+        updated = set(written[0]["updated"]) if written else set()
+        report.reconsolidated = {r["id"]: round(r["strength"], 4) for r in strengths
+                                 if r["id"] in updated}
     report.promoted = promotions(view, settings)
     if report.promoted:
         curator.promote(report.promoted, by=MAINTENANCE, ns=ns, op=new_id("op"))
