@@ -97,6 +97,7 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
     if now is None:
         now = max(learned.values(), default=now_ms()) if learned else now_ms()
     view = views.synced(ns)
+    read_at = view.version  # every memory the view holds is at or before it
     ids = [m for m, r in view.records.items() if not r.forgotten]
     computed = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
                          learned)
@@ -124,11 +125,12 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
         updated = set(written[0]["updated"]) if written else set()
         report.reconsolidated = {r["id"]: round(r["strength"], 4) for r in strengths
                                  if r["id"] in updated}
-    report.promoted = promotions(view, settings)
-    if report.promoted:
-        curator.promote(report.promoted, by=MAINTENANCE, ns=ns, op=new_id("op"))
+    planned = [m for m in promotions(view, settings) if m in scores]
+    if planned:
+        report.promoted = curator.promote(planned, by=MAINTENANCE, ns=ns, op=new_id("op"),
+                                          read_at=read_at)
     groups, pruned = plan_maintenance(view, scores, settings)
-    promoted = set(report.promoted)
+    promoted = set(planned)
     groups = [g for g in groups if not promoted & set(g)]
     pruned = [m for m in pruned if m not in promoted]
     for group in groups:
@@ -140,6 +142,6 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
     report.over_capacity = over_capacity(view, left, settings)
     pruned = [*pruned, *report.over_capacity]
     if pruned:
-        curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"))
-        report.pruned = pruned
+        report.pruned = curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"),
+                                            read_at=read_at)
     return report
