@@ -23,7 +23,6 @@ from graphmem.integrity import check_store, settle
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.summarise import LLMSummariser, central_statement
-from graphmem.lifecycle.maintenance import hit_utilities
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
                              validate_deposit)
 from graphmem.queries import queries_for
@@ -312,9 +311,7 @@ class MemoryGraph(Curating, Governance):
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
-        scores = hit_utilities(self._store, self._queries, view, [h.memory_id for h in hits],
-                               agent, self._embedder.embed,
-                               None if self._clock is now_ms else self._clock())
+        scores = self._scored(view, [h.memory_id for h in hits], agent)
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])

@@ -63,10 +63,11 @@ def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
 
 
 def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequence[str],
-                  agent: str, embed: Callable[[Sequence[str]], np.ndarray],
+                  agent: str | None, embed: Callable[[Sequence[str]], np.ndarray],
                   now: int | None) -> dict[str, Utility]:
     """The utility of each hit of ``agent``'s recall, scored as maintenance scores it
-    (the namespace's settings and clock, the asker's own task)."""
+    (the namespace's settings and clock, the asker's own task; ``agent`` None: each
+    memory's best owner's task, as maintenance records it)."""
     settings = decay_settings(store, queries, view.ns)
     tasks = task_vectors(store, queries, view.ns, embed, agent=agent)
     now, learned = scoring_clock(store, queries, view.ns, ids, settings, now)
