@@ -16,6 +16,7 @@ from graphmem.lifecycle.decay import DecaySettings, Utility
 from graphmem.lifecycle.maintenance import decay_settings, hit_utilities, maintain
 from graphmem.models import DEFAULT_NS, check_identifier, to_epoch_ms
 from graphmem.queries import Queries
+from graphmem.querying import Querying
 from graphmem.store import Store
 from graphmem.trust.admin import TrustAdmin
 from graphmem.view import NamespaceView
@@ -26,7 +27,7 @@ from graphmem.writer import parse_at
 WORKING_MEMORY = 10
 
 
-class Curating:
+class Curating(Querying):
     """The curation and decay methods of a ``MemoryGraph`` (see the module docstring)."""
 
     _store: Store
@@ -38,9 +39,6 @@ class Curating:
     _clock: Callable[[], int]
     _working: dict[tuple[str, str], deque[str]]
     _embedder: Any
-
-    def query(self, name: str, params: Any = None, *, write: bool = False) -> list:
-        raise NotImplementedError  # MemoryGraph's
 
     def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
