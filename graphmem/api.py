@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from contextlib import contextmanager
-from difflib import get_close_matches
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from graphmem.atomise import LLMAtomiser, atomise
 from graphmem.canonical import canonical_text
@@ -19,21 +17,19 @@ from graphmem.configured import chat_model_from_env, embedder_from_env, llm_role
 from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.curating import Curating
 from graphmem.governance import Governance, one_at_a_time
-from graphmem.integrity import check_store, settle
+from graphmem.upkeep import Upkeep
+from graphmem.who_knew import WhoKnew
+from graphmem.integrity import check_store
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
 from graphmem.lifecycle.summarise import LLMSummariser, central_statement
-from graphmem.lifecycle.maintenance import hit_utilities
-from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, to_epoch_ms,
-                             validate_deposit)
+from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, validate_deposit)
 from graphmem.queries import queries_for
 from graphmem.retrieval.config import HYBRID, RecallConfig, preset, weights_for
 from graphmem.retrieval.pipeline import Amplification, recall_fused
 from graphmem.retrieval.query import parse_query
 from graphmem.settings import StoreSettings
 from graphmem.store import Store, open_store
-from graphmem.store.base import Row, Tracer
-from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.security import operation
 from graphmem.text.nlp import Parser
 from graphmem.trust.admin import TrustAdmin
@@ -46,7 +42,7 @@ from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
 
 
-class MemoryGraph(Curating, Governance):
+class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
     """Shared long-term memory for many agents, kept in a graph database.
 
     Open it with :meth:`open`; close it (or use ``with``) to stop what it started.
@@ -314,9 +310,7 @@ class MemoryGraph(Curating, Governance):
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
-        scores = hit_utilities(self._store, self._queries, view, [h.memory_id for h in hits],
-                               agent, self._embedder.embed,
-                               None if self._clock is now_ms else self._clock())
+        scores = self._scored(view, [h.memory_id for h in hits], agent)
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])
@@ -340,115 +334,6 @@ class MemoryGraph(Curating, Governance):
             check_identifier(op_id, "op_id")
         return self._writer.unmerge(ns, memory_id, op_id=op_id)
 
-    # -- who knew what, when, from whom ---------------------------------------------
-
-    def owners_of(self, text: str, *, ns: str = DEFAULT_NS, limit: int = 100) -> list[Row]:
-        """Who owns the memories whose text contains ``text``, how, from whom, since when."""
-        check_identifier(ns, "ns")
-        return self.query("who_knew/owners_of", {"ns": ns, "text": text, "limit": limit})
-
-    def knew_at(self, agent: str, at: Any, *, ns: str = DEFAULT_NS,
-                limit: int = 100) -> list[Row]:
-        """What ``agent`` knew at or before ``at`` (world time), latest first."""
-        check_identifier(agent, "agent")
-        check_identifier(ns, "ns")
-        when = parse_at(at)
-        if when is None:
-            raise InvalidInput("knew_at needs a time")
-        return self.query("who_knew/knew_at", {"ns": ns, "agent": agent,
-                                               "at": to_epoch_ms(when), "limit": limit})
-
-    def learned_from(self, agent: str, text: str | None = None, *, ns: str = DEFAULT_NS,
-                     limit: int = 100) -> list[Row]:
-        """From whom ``agent`` learned what it was told (optionally about ``text``)."""
-        check_identifier(agent, "agent")
-        check_identifier(ns, "ns")
-        return self.query("who_knew/learned_from",
-                          {"ns": ns, "agent": agent, "text": text, "limit": limit})
-
-    def shared_most(self, *, ns: str = DEFAULT_NS, limit: int = 10) -> list[Row]:
-        """Pairs of agents sharing the most memories."""
-        check_identifier(ns, "ns")
-        return self.query("who_knew/shared_most", {"ns": ns, "limit": limit})
-
-    def stats(self, *, ns: str = DEFAULT_NS) -> dict[str, Any]:
-        """Structure metrics of a namespace: entries, multi-owner share, linked share,
-        deepest merge, contradictions, and the mean recall amplification of this process."""
-        check_identifier(ns, "ns")
-        row = self.query("stats/structure", {"ns": ns})[0]
-        entries = row["entries"] or 0
-        contradictions = self.query("stats/contradictions", {"ns": ns})[0]["contradictions"]
-        return {
-            "ns": ns,
-            "entries": entries,
-            "multi_owner_share": (row["multi_owner"] or 0) / entries if entries else 0.0,
-            "linked_share": (row["linked"] or 0) / entries if entries else 0.0,
-            "max_owners": row["max_owners"] or 0,
-            "contradictions": contradictions,
-            "recalls": self._amplification.recalls,
-            "recall_amplification": self._amplification.mean,
-            "pool_amplification": self._amplification.pool_mean,
-        }
-
-    # -- raw Cypher ---------------------------------------------------------------
-
-    def cypher(self, query: str, params: Mapping[str, Any] | None = None, *,
-               write: bool = False) -> list[Row]:
-        """Run Cypher and return rows as dicts; read-only unless ``write=True``."""
-        run = self._store.write if write else self._store.read
-        return run(query, dict(params or {}))
-
-    def query(self, name: str, params: Mapping[str, Any] | None = None, *,
-              write: bool = False) -> list[Row]:
-        """Run a named query from ``graphmem/cypher/`` (e.g. ``"who_knew/owners_of"``)."""
-        if name not in self._queries:
-            close = get_close_matches(name, self._queries.names(), n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InvalidInput(f"no query named {name!r}{hint} (the names are the .cypher "
-                               "files under graphmem/cypher/, without the suffix)")
-        return self.cypher(self._queries[name], params, write=write)
-
-    def query_names(self) -> list[str]:
-        """The names of every query in ``graphmem/cypher/`` for this backend."""
-        return self._queries.names()
-
-    @contextmanager
-    def tracer(self, tracer: Tracer = print) -> Iterator[None]:
-        """Within the block, call ``tracer(query, params)`` for every query run."""
-        self._store.add_tracer(tracer)
-        try:
-            yield
-        finally:
-            self._store.remove_tracer(tracer)
-
-    # -- status -------------------------------------------------------------------
-
-    @one_at_a_time
-    def reembed(self, *, batch: int = 256,
-                progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
-        """Rebuild every memory's vector with this handle's embedding model and record the
-        model in the store; returns the memories re-embedded per namespace. Each batch is
-        one write guarded by its namespace's version; run it with other processes closed
-        (they still hold the old model)."""
-        done: dict[str, int] = {}
-        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
-            rows = self.query("memory/texts_to_embed", {"ns": ns})
-            for lo in range(0, len(rows), batch):
-                chunk = rows[lo:lo + batch]
-                vectors = self._embedder.embed([r["text"] for r in chunk])
-                payload = [{"id": r["id"], "embedding": [float(x) for x in v]}
-                           for r, v in zip(chunk, vectors)]
-                self._curator.run(ns, "memory/set_embeddings", {"rows": payload},
-                                  sync=False)
-                if progress:
-                    progress(ns, lo + len(chunk))
-            done[ns] = len(rows)
-            self._views.forget_namespace(ns)
-        self.query("admin/set_embedding_model", {"name": self._embedder.name, "now": now_ms(),
-                                                 "dimension": self._embedder.dimension},
-                   write=True)
-        return done
-
     def _profiles(self, ns: str, hits: Sequence[Hit]) -> dict[str, AgentState]:
         """The trust profiles of the agents that asserted ``hits``."""
         agents = sorted({a for h in hits for a in h.asserted_by})
@@ -456,30 +341,6 @@ class MemoryGraph(Curating, Governance):
             return {}
         rows = self.query("trust/trust_of", {"ns": ns, "agents": agents})
         return {r["id"]: AgentState.from_row(r["id"], r) for r in rows}
-
-    def check(self) -> list[str]:
-        """What ``graphmem check`` reports: every way the store's namespaces, records and
-        version journal disagree (empty when the store is whole)."""
-        return [str(p) for p in check_store(self._store, self._queries)]
-
-    def settle(self) -> list[str]:
-        """After a damaged log: accept what the graph holds as each namespace's history
-        (the longest prefix that replays consistently) and say what was lost. Run by
-        ``graphmem repair``; any other process using the store must be closed."""
-        return settle(self._store, check_store(self._store, self._queries))
-
-    def status(self) -> dict[str, Any]:
-        """Backend, URI, node counts by label, edge counts by type, schema version."""
-        caps = self._store.capabilities
-        return {
-            "backend": caps.backend,
-            "version": caps.version,
-            "uri": self._store.uri,
-            "schema_version": len(self._store.schema_steps()),
-            "schema_version_expected": SCHEMA_VERSION,
-            "nodes": {r["label"]: r["count"] for r in self.query("admin/label_counts")},
-            "edges": {r["type"]: r["count"] for r in self.query("admin/relationship_counts")},
-        }
 
     # -- lifecycle ----------------------------------------------------------------
 

@@ -12,12 +12,14 @@ from typing import Any, Callable, Sequence
 from graphmem.errors import InvalidInput
 from graphmem.governance import one_at_a_time
 from graphmem.lifecycle.curation import Curator
-from graphmem.lifecycle.decay import DecaySettings
-from graphmem.lifecycle.maintenance import decay_settings, maintain
+from graphmem.lifecycle.decay import DecaySettings, Utility
+from graphmem.lifecycle.maintenance import decay_settings, hit_utilities, maintain
 from graphmem.models import DEFAULT_NS, check_identifier, to_epoch_ms
 from graphmem.queries import Queries
+from graphmem.querying import Querying
 from graphmem.store import Store
 from graphmem.trust.admin import TrustAdmin
+from graphmem.view import NamespaceView
 from graphmem.views import Views, now_ms
 from graphmem.writer import parse_at
 
@@ -25,7 +27,7 @@ from graphmem.writer import parse_at
 WORKING_MEMORY = 10
 
 
-class Curating:
+class Curating(Querying):
     """The curation and decay methods of a ``MemoryGraph`` (see the module docstring)."""
 
     _store: Store
@@ -37,9 +39,6 @@ class Curating:
     _clock: Callable[[], int]
     _working: dict[tuple[str, str], deque[str]]
     _embedder: Any
-
-    def query(self, name: str, params: Any = None, *, write: bool = False) -> list:
-        raise NotImplementedError  # MemoryGraph's
 
     def pin(self, memory_id: str, *, by: str, ns: str = DEFAULT_NS) -> None:
         """Keep ``memory_id`` whatever its utility; logged as done by ``by``."""
@@ -118,6 +117,29 @@ class Curating:
         return chosen
 
     @one_at_a_time
+    def utilities(self, memory_ids: Sequence[str], *, agent: str | None = None,
+                  ns: str = DEFAULT_NS) -> dict[str, dict[str, float]]:
+        """The utility of each memory ({S, R, E, U}) as recall shows it on a hit: the
+        namespace's decay settings and clock, relevance to ``agent``'s task; with no
+        ``agent``, to the task of the memory's best owner, as ``maintain`` records it."""
+        check_identifier(ns, "ns")
+        if agent is not None:
+            check_identifier(agent, "agent")
+        view = self._views.synced(ns)
+        ids = list(dict.fromkeys(memory_ids))
+        unknown = [m for m in ids if m not in view.records]
+        if unknown:
+            raise InvalidInput(f"no memory {unknown[0]!r} in namespace {ns!r}")
+        return {m: u.as_dict() for m, u in self._scored(view, ids, agent).items()}
+
+    def _scored(self, view: NamespaceView, ids: Sequence[str],
+                agent: str | None) -> dict[str, Utility]:
+        """The scores recall puts on its hits (one path for recall and ``utilities``)."""
+        return hit_utilities(self._store, self._queries, view, ids, agent,
+                             self._embedder.embed,
+                             None if self._clock is now_ms else self._clock())
+
+    @one_at_a_time
     def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:
         """Score every memory of ``ns`` (S = αR + βE + γU, recorded on each memory for
         Cypher), consolidate related memories under the threshold into semantic facts and
@@ -132,7 +154,7 @@ class Curating:
                 "pinned_kept": report.pinned_kept, "consolidated": report.consolidated,
                 "pruned": report.pruned, "promoted": report.promoted,
                 "over_capacity": report.over_capacity,
-                "reconsolidated": report.reconsolidated,
+                "reconsolidated": report.reconsolidated, "changed": report.changed,
                 # RFC-0011 §5: conflicts unresolved past the TTL get a summary memory
                 "conflict_summaries": len(self._trust.escalate(ns))}
 

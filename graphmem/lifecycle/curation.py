@@ -48,22 +48,29 @@ class Curator:
         self._act("curation/forget", "forget" if value else "unforget", memory_id, by, ns,
                   {"value": value})
 
-    def forget_many(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str) -> None:
-        """Forget many memories in one write (maintenance's pruning); pinned ones stay."""
-        ids = list(memory_ids)
+    def forget_many(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str,
+                    read_at: int) -> list[str]:
+        """Forget many memories in one write (maintenance's pruning); pinned ones stay, and
+        so do those changed after ``read_at`` (the version of the view the pass read).
+        Returns the memories forgotten."""
+        return self._guarded_many("curation/forget_many", "forgotten", memory_ids, by=by,
+                                  ns=ns, op=op, read_at=read_at, forgotten=True)
 
-        def local(view, seq: int, rows: list) -> None:
-            view.apply([m for m in ids if m in view.records and not view.records[m].pinned],
-                       seq, forgotten=True)
+    def promote(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str,
+                read_at: int) -> list[str]:
+        """Make episodes semantic facts in one write (maintenance's promotion), those
+        unchanged since ``read_at``; returns the memories promoted."""
+        return self._guarded_many("lifecycle/promote", "promoted", memory_ids, by=by, ns=ns,
+                                  op=op, read_at=read_at, kind="semantic")
 
-        self._views.guarded(ns, "curation/forget_many", {"memories": ids, "by": by, "op": op},
-                            local=local)
-
-    def promote(self, memory_ids: Sequence[str], *, by: str, ns: str, op: str) -> None:
-        """Make episodes semantic facts in one write (maintenance's promotion)."""
-        ids = list(memory_ids)
-        self._views.guarded(ns, "lifecycle/promote", {"memories": ids, "by": by, "op": op},
-                            local=lambda view, seq, rows: view.apply(ids, seq, kind="semantic"))
+    def _guarded_many(self, query: str, column: str, memory_ids: Sequence[str], *, by: str,
+                      ns: str, op: str, read_at: int, **fields: object) -> list[str]:
+        """Run one of maintenance's many-memory acts; the view learns exactly the memories
+        the statement changed (its ``column``)."""
+        rows = self._views.guarded(
+            ns, query, {"memories": list(memory_ids), "by": by, "op": op, "read_at": read_at},
+            local=lambda view, seq, rows: view.apply(rows[0][column], seq, **fields))
+        return list(rows[0][column])
 
     def delete(self, memory_id: str, *, by: str, ns: str) -> None:
         self._act("curation/delete", "delete", memory_id, by, ns, {})

@@ -135,6 +135,8 @@ class MaintenanceReport:
     promoted: list[str] = field(default_factory=list)
     over_capacity: list[str] = field(default_factory=list)
     reconsolidated: dict[str, float] = field(default_factory=dict)  # fact -> strength
+    #: memories changed by another writer after the pass read them: left for the next
+    changed: list[str] = field(default_factory=list)
 
 
 def plan_maintenance(view: NamespaceView, scores: dict[str, Utility],

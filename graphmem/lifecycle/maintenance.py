@@ -63,14 +63,29 @@ def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
 
 
 def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequence[str],
-                  agent: str, embed: Callable[[Sequence[str]], np.ndarray],
+                  agent: str | None, embed: Callable[[Sequence[str]], np.ndarray],
                   now: int | None) -> dict[str, Utility]:
     """The utility of each hit of ``agent``'s recall, scored as maintenance scores it
-    (the namespace's settings and clock, the asker's own task)."""
+    (the namespace's settings and clock, the asker's own task; ``agent`` None: each
+    memory's best owner's task, as maintenance records it)."""
     settings = decay_settings(store, queries, view.ns)
     tasks = task_vectors(store, queries, view.ns, embed, agent=agent)
     now, learned = scoring_clock(store, queries, view.ns, ids, settings, now)
     return utilities(view, list(ids), tasks, settings, now, learned)
+
+
+def record_scores(store: Store, queries: Queries, view: NamespaceView, ns: str,
+                  scores: dict[str, Utility], now: int) -> set[str]:
+    """Record each memory's score where it is still the version ``view`` read (its
+    ``seq``); returns the memories recorded."""
+    rows = [{"id": m, "seq": view.records[m].seq, "s": u.s, "r": u.r, "e": u.e, "u": u.u}
+            for m, u in scores.items()]
+    recorded: set[str] = set()
+    for lo in range(0, len(rows), SCORE_BATCH):
+        written = store.write(queries["lifecycle/record_scores"],
+                              {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
+        recorded.update(written[0]["scored"] if written else ())
+    return recorded
 
 
 def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
@@ -83,16 +98,18 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
     if now is None:
         now = max(learned.values(), default=now_ms()) if learned else now_ms()
     view = views.synced(ns)
+    read_at = view.version  # every memory the view holds is at or before it
     ids = [m for m, r in view.records.items() if not r.forgotten]
-    scores = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
-                       learned)
-    rows = [{"id": m, "s": u.s, "r": u.r, "e": u.e, "u": u.u} for m, u in scores.items()]
-    for lo in range(0, len(rows), SCORE_BATCH):
-        store.write(queries["lifecycle/record_scores"],
-                    {"ns": ns, "rows": rows[lo:lo + SCORE_BATCH], "now": now})
+    computed = utilities(view, ids, task_vectors(store, queries, ns, embed), settings, now,
+                         learned)
+    recorded = record_scores(store, queries, view, ns, computed, now)
+    # a memory another writer changed after the view read it was scored as it was: it is
+    # neither recorded nor pruned nor consolidated on that score (the next pass reads it)
+    scores = {m: u for m, u in computed.items() if m in recorded}
     report = MaintenanceReport(
         scored=len(scores), pinned_kept=sum(view.records[m].pinned for m in ids),
-        below_threshold=sum(u.s < settings.threshold for u in scores.values()))
+        below_threshold=sum(u.s < settings.threshold for u in scores.values()),
+        changed=[m for m in computed if m not in recorded])
     # reconsolidation first: the facts as they stood before this pass's new ones
     strengths = []
     for row in store.read(queries["lifecycle/fact_strengths"], {"ns": ns}):
@@ -101,16 +118,20 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
             if evidence:
                 strength = reconsolidate(float(row["strength"]), evidence,
                                          settings.reconsolidation_rate)
-                strengths.append({"id": row["id"], "strength": strength})
-                report.reconsolidated[row["id"]] = round(strength, 4)
+                strengths.append({"id": row["id"], "strength": strength,
+                                  "seq": view.records[row["id"]].seq})
     if strengths:
-        store.write(queries["lifecycle/set_strengths"],
-                    {"ns": ns, "rows": strengths, "now": now})
-    report.promoted = promotions(view, settings)
-    if report.promoted:
-        curator.promote(report.promoted, by=MAINTENANCE, ns=ns, op=new_id("op"))
+        written = store.write(queries["lifecycle/set_strengths"],
+                              {"ns": ns, "rows": strengths, "now": now})
+        updated = set(written[0]["updated"]) if written else set()
+        report.reconsolidated = {r["id"]: round(r["strength"], 4) for r in strengths
+                                 if r["id"] in updated}
+    planned = [m for m in promotions(view, settings) if m in scores]
+    if planned:
+        report.promoted = curator.promote(planned, by=MAINTENANCE, ns=ns, op=new_id("op"),
+                                          read_at=read_at)
     groups, pruned = plan_maintenance(view, scores, settings)
-    promoted = set(report.promoted)
+    promoted = set(planned)
     groups = [g for g in groups if not promoted & set(g)]
     pruned = [m for m in pruned if m not in promoted]
     for group in groups:
@@ -122,6 +143,6 @@ def maintain(store: Store, queries: Queries, views: Views, curator: Curator,
     report.over_capacity = over_capacity(view, left, settings)
     pruned = [*pruned, *report.over_capacity]
     if pruned:
-        curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"))
-        report.pruned = pruned
+        report.pruned = curator.forget_many(pruned, by=MAINTENANCE, ns=ns, op=new_id("op"),
+                                            read_at=read_at)
     return report

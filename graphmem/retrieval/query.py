@@ -12,6 +12,7 @@ import numpy as np
 from graphmem.retrieval.classify import QueryClass, classify_query
 from graphmem.retrieval.config import RecallConfig, weights_for
 from graphmem.text.annotate import query_entities, without_spans
+from graphmem.text.nlp import Parser
 from graphmem.text.temporal_query import TemporalIntent, temporal_query
 from graphmem.view import NamespaceView
 
@@ -83,13 +84,44 @@ def without_names(text: str, names: Mapping[str, str]) -> str:
     return " ".join(text.split())
 
 
-def named_agents(query: str, names: Mapping[str, str]) -> list[str]:
-    """The agents (id -> registered name) a question names, by id or by name."""
-    found = []
-    for agent, name in names.items():
-        for word in {agent, name}:
-            if len(word) > 1 and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query,
-                                           re.IGNORECASE):
-                found.append(agent)
-                break
-    return found
+def named_agents(query: str, names: Mapping[str, str],
+                 parser: Parser | None = None) -> list[str]:
+    """The agents (id -> registered name) a question names, by id or by name.
+
+    A name that is also a common noun ("user", "assistant") names the agent only where it
+    stands for someone: modifying another noun in a compound ("the user experience", "an
+    assistant tool") it names a kind of thing, not the agent. A capitalised word inside
+    the question is read as a name without a parse; any other match is parsed
+    (``parser``: a full pipeline's; none given, the shared weights with no cache).
+    """
+    docs: list = []
+
+    def parsed():
+        if not docs:
+            docs.append((parser or Parser(full=True, cache_size=0)).parse(query))
+        return docs[0]
+
+    def names_party(word: str) -> bool:
+        return any(_capitalised_inside(query, m.start())
+                   or not _noun_modifier(parsed(), m.start(), m.end())
+                   for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE))
+
+    return [agent for agent, name in names.items()
+            if any(len(word) > 1 and names_party(word) for word in {agent, name})]
+
+
+def _capitalised_inside(text: str, start: int) -> bool:
+    """The word at ``start`` is capitalised and does not start a sentence."""
+    before = text[:start].rstrip()
+    return text[start:start + 1].isupper() and bool(before) and before[-1] not in ".!?:;\"“"
+
+
+def _noun_modifier(doc, start: int, end: int) -> bool:
+    """The words at [start, end) are a common noun modifying another noun ("user" in
+    "user experience"): they describe a thing rather than name a party."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None:
+        return False
+    root = span.root
+    return (root.dep_ == "compound" and root.pos_ == "NOUN"
+            and root.head.pos_ in ("NOUN", "PROPN") and root.head not in span)

@@ -43,6 +43,11 @@ owner, an owner many things), "Ana lives in Berlin" about Ana. Values are every 
 participant that is not marked as the value replaced ("from X to Y", "replaced X with
 Y", "instead of X").
 
+The small tagger reads some present verbs after a noun as a plural noun ("the public
+beta returns to April 7": the noun phrase "beta returns", no verb). A plural noun that
+no verb governs, right after a singular noun and followed by what follows a verb, is
+read again as the verb ("does return": same tense and predicate).
+
 Owns ``Claim`` and ``read_claim``. May import graphmem.text (the parser and WordNet) and
 graphmem.supersession.participants; nothing else of graphmem.
 """
@@ -192,6 +197,11 @@ def read_claim(doc, lexicon: Lexicon, names: dict[int, str] | None = None) -> Cl
     text = doc.text.strip()
     if text.endswith("?"):
         return Claim("none", why="a question")
+    misread = _verb_read_as_noun(doc, lexicon)
+    if misread is not None:
+        reread = _reread_as_verb(doc, misread[0], misread[1], lexicon, names)
+        if reread is not None:
+            return reread
     head, segment = main_predicate(doc)
     if head is None:
         return Claim("none", why="no verb")
@@ -225,6 +235,74 @@ def read_claim(doc, lexicon: Lexicon, names: dict[int, str] | None = None) -> Cl
                       placing=not copula and lexicon.verb_is_a(lemma, "put"))
     classes = frozenset(lexicon.verb_classes(lemma)[:SENSES]) if not copula else frozenset()
     return Claim(kind, lemma, klass, classes, tuple(people), negated, changes, why)
+
+
+# -- a verb the tagger read as a plural noun ---------------------------------------------
+
+#: where a plural noun heads a phrase that no verb governs ("the beta returns to May 2"
+#: parsed as one noun phrase, alone or beside an imperative lead-in)
+_UNGOVERNED = frozenset({"ROOT", "appos", "conj", "parataxis", "dep", "npadvmod"})
+#: what follows a verb and not a noun: a preposition, a time, an adverb, a particle
+_AFTER_VERB = frozenset({"prep", "npadvmod", "advmod", "prt"})
+_DEFINITE = frozenset({"the", "this", "that", "these", "those"})
+
+
+def _verb_base(word: str, lexicon: Lexicon) -> str | None:
+    """The verb of which ``word`` is the third person singular (returns -> return)."""
+    low = word.lower()
+    for suffix, ending in (("s", ""), ("es", ""), ("ies", "y")):
+        if low.endswith(suffix) and lexicon.verb_classes(low[:len(low) - len(suffix)] + ending):
+            return low[:len(low) - len(suffix)] + ending
+    return None
+
+
+def _verb_read_as_noun(doc, lexicon: Lexicon) -> tuple[Any, str] | None:
+    """A plural noun that is really the clause's verb, and that verb: "the public beta
+    returns to April 7" tagged as the noun phrase "beta returns" with no verb. Its shape:
+    a definite plural noun no verb governs, with no verb in its phrase, a singular noun
+    right before it as its modifier, and after it what follows a verb (to April 7, next
+    week)."""
+    for tok in doc:
+        if tok.tag_ != "NNS" or tok.dep_ not in _UNGOVERNED or tok.i == 0:
+            continue
+        before = doc[tok.i - 1]
+        if not (before.tag_ == "NN" and before.dep_ in ("compound", "amod") and before.head.i == tok.i):
+            continue
+        if any(t.pos_ in ("VERB", "AUX") for t in tok.subtree) or not _definite(tok):
+            continue
+        if not any(c.dep_ in _AFTER_VERB and c.i > tok.i for c in tok.children):
+            continue
+        base = _verb_base(tok.text, lexicon)
+        if base is not None:
+            return tok, base
+    return None
+
+
+def _definite(tok) -> bool:
+    """The phrase is definite ("the", "this", "our", "Priya's"): the subject of a
+    statement, where a bare or "any" phrase is more often a fragment ("any fun plans for
+    the summer")."""
+    return any(c.dep_ == "poss" or (c.dep_ == "det" and c.lower_ in _DEFINITE)
+               for part in (tok, *tok.children) for c in part.children)
+
+
+def _reread_as_verb(doc, tok, base: str, lexicon: Lexicon,
+                    names: dict[int, str]) -> Claim | None:
+    """The claim of ``doc`` parsed again with ``tok`` written as the unambiguous present
+    "does <base>" (same tense and predicate); None when the parse still finds no verb
+    there. Placeholders after the word move by the length it gained."""
+    from graphmem.text.nlp import Parser
+
+    text = doc.text
+    verb = f"does {base}"
+    copy = text[:tok.idx] + verb + text[tok.idx + len(tok.text):]
+    shift = len(verb) - len(tok.text)
+    moved = {(at + shift if at > tok.idx else at): name for at, name in names.items()}
+    redone = Parser(full=True, cache_size=0).parse(copy)
+    head, _ = main_predicate(redone)
+    if head is None or head.idx != tok.idx + len("does "):
+        return None
+    return read_claim(redone, lexicon, moved)
 
 
 def _kind(klass: str, head, *, copula: bool, goals: set[str], roles: set[str],

@@ -2,16 +2,16 @@
 
 Each request runs the named queries under ``cypher/ui/`` through ``MemoryGraph.query``,
 so a change made by another process shows on the next refresh. The utility of each
-memory on the page is computed by ``graphmem.lifecycle.decay.utilities`` — the function
-recall uses for its hits — on a small view of just that page's memories.
+memory on the page is ``MemoryGraph.utilities``, the score recall puts on its hits (the
+namespace's settings and clock): on one agent's page relevance to that agent's task, as
+its recall shows it; on the whole namespace's page to the best owner's task, as
+``maintain`` records it.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import threading
-import time
 from datetime import datetime, timezone
 from typing import Any, cast
 
@@ -19,7 +19,6 @@ import numpy as np
 
 from graphmem.api import MemoryGraph
 from graphmem.errors import InvalidInput
-from graphmem.lifecycle.decay import DecaySettings, utilities
 from graphmem.lifecycle.summarise import central_statement
 from graphmem.models import check_identifier
 from graphmem.retrieval.validity import status_of
@@ -33,16 +32,11 @@ ACTS = {"pin": MemoryGraph.pin, "unpin": MemoryGraph.unpin,
 
 
 class _PageView:
-    """The part of a namespace view that ``utilities`` and ``status_of`` use, holding
-    only one page's memories (and the claims they conflict with)."""
+    """The part of a namespace view that ``status_of`` uses, holding only one page's
+    memories (and the claims they conflict with)."""
 
-    def __init__(self, records: dict[str, MemoryRecord],
-                 vectors: dict[str, np.ndarray]) -> None:
+    def __init__(self, records: dict[str, MemoryRecord]) -> None:
         self.records = records
-        self._vectors = vectors
-
-    def vector(self, memory_id: str) -> np.ndarray:
-        return self._vectors[memory_id]
 
 
 def iso(ms: int | None) -> str | None:
@@ -69,7 +63,7 @@ class Timeline:
         namespace into the handle's view (the curation API checks memories against it)
         and embed the agents' tasks (the first embedding loads the model)."""
         self.graph.warm(self.ns)
-        self._task_vectors()
+        self.graph.utilities([], ns=self.ns)
 
     # -- reading --------------------------------------------------------------------
 
@@ -92,19 +86,16 @@ class Timeline:
             total = self.graph.query("ui/timeline_count", params)[0]["total"]
             pages = max(1, math.ceil(total / size))
             page = min(page, pages)
-            tasks = self._task_vectors()
             rows = self.graph.query("ui/timeline_page",
-                                    {**params, "skip": (page - 1) * size, "limit": size,
-                                     "vectors": bool(tasks)})
-            items = self._items(rows, tasks)
+                                    {**params, "skip": (page - 1) * size, "limit": size})
+            scores = self.graph.utilities([r["id"] for r in rows], agent=agent, ns=self.ns)
+            items = self._items(rows, scores)
         return {"ns": self.ns, "agent": agent, "page": page, "pages": pages, "size": size,
                 "total": total, "items": items}
 
     def _items(self, rows: list[dict[str, Any]],
-               tasks: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+               scores: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
         records: dict[str, MemoryRecord] = {}
-        vectors: dict[str, np.ndarray] = {}
-        dimension = self.graph.embedder.dimension
         for i, row in enumerate(rows):
             conflicts = [c for c in row["conflicts"] if c.get("id") is not None]
             records[row["id"]] = MemoryRecord(
@@ -118,12 +109,7 @@ class Timeline:
                 records.setdefault(c["id"], MemoryRecord(
                     id=c["id"], row=-1, text=c["text"] or "", seq=0,
                     superseded_by=c["superseded_by"]))
-            vectors[row["id"]] = (np.asarray(row["embedding"], dtype=np.float32)
-                                  if row["embedding"] is not None
-                                  else np.zeros(dimension, dtype=np.float32))
-        view = cast(NamespaceView, _PageView(records, vectors))
-        scores = utilities(view, [r["id"] for r in rows], tasks,
-                           self._settings(), int(time.time() * 1000))
+        view = cast(NamespaceView, _PageView(records))
         return [{
             "id": row["id"], "text": row["text"], "t": iso(row["t"]),
             "recorded_at": iso(row["recorded_at"]), "kind": row["kind"] or "episodic",
@@ -135,20 +121,8 @@ class Timeline:
             "conflicts": [{"id": c["id"], "text": c["text"]} for c in row["conflicts"]
                           if c.get("id") is not None],
             "consolidated_into": row["consolidated_into"],
-            "utility": scores[row["id"]].as_dict(),
+            "utility": scores[row["id"]],
         } for row in rows]
-
-    def _settings(self) -> DecaySettings:
-        rows = self.graph.query("lifecycle/decay_settings", {"ns": self.ns})
-        return DecaySettings.model_validate(
-            json.loads(rows[0]["decay"] if rows and rows[0]["decay"] else "{}"))
-
-    def _task_vectors(self) -> dict[str, np.ndarray]:
-        rows = self.graph.query("lifecycle/tasks", {"ns": self.ns})
-        if not rows:
-            return {}
-        return dict(zip([r["agent"] for r in rows],
-                        self.graph.embedder.embed([r["task"] for r in rows])))
 
     # -- acting ---------------------------------------------------------------------
 

@@ -72,3 +72,36 @@ def test_a_product_named_like_a_verb_is_read_as_a_name(lexicon):
     claim = read_claim(Parser(full=True).parse(copy), lexicon, names)
     assert claim.values("name") == {"render"} and claim.anchors == {"hosting provider"}
     assert name_copy("The launch moved to March 10.") == ("The launch moved to March 10.", {})
+
+
+@pytest.mark.parametrize("text, predicate, subject, value", [
+    # the tagger reads "beta returns" / "beta moves" as one plural noun phrase
+    ("The public beta returns to April 7.", "return", "public beta", "april 7"),
+    ("Scratch the last change, the public beta returns to April 7.", "return", "public beta",
+     "april 7"),
+    ("The public beta moves to April 7.", "move", "public beta", "april 7"),
+    ("The beta returns next week.", "return", "beta", "next week"),
+    ("Our beta returns next week.", "return", "beta", "next week"),
+])
+def test_a_verb_tagged_as_a_plural_noun_is_read_as_the_verb(claim_of, text, predicate,
+                                                             subject, value):
+    claim = claim_of(text)
+    assert (claim.kind, claim.predicate) == ("state", predicate)
+    assert claim.roles_of(subject) == {"subj"}
+    assert value in claim.values("time")
+
+
+def test_a_plural_noun_a_verb_governs_stays_a_noun(claim_of):
+    assert claim_of("Our tax returns are due in May.").anchors == {"tax return"}
+    claim = claim_of("The team reviewed the tax returns from 2022.")
+    assert claim.predicate == "review" and claim.roles_of("tax return") == {"obj"}
+
+
+def test_names_after_the_reread_verb_keep_their_placeholders(claim_of):
+    claim = claim_of("The public beta returns to Lukas next week.")
+    assert claim.values("name") == {"lukas"} and claim.roles_of("lukas") == {"to"}
+
+
+def test_a_fragment_without_a_definite_subject_is_not_reread(claim_of):
+    # "any fun plans": a noun phrase on its own, not "fun" that plans
+    assert claim_of("Any fun plans for the summer.").kind == "none"

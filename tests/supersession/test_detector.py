@@ -196,3 +196,10 @@ def test_one_statement_parses_few_memories_without_kept_claims(monkeypatch):
     second = found.replaced("The harbour is open until 11 pm.", "new", view, stated=10_001,
                             words=words, exclude={"m6", "m5", "m4"})
     assert {r.earlier for r in second} == {"m3", "m2", "m1"}
+
+
+def test_a_date_reverted_with_a_verb_the_tagger_reads_as_a_noun_is_replaced(embedded_graph):
+    g = embedded_graph
+    old = one(g, "pm", "The public beta is on April 3.", T0)
+    new = one(g, "pm", "The public beta returns to April 7.", T0 + timedelta(days=1))
+    assert record(g, old)["by"] == new

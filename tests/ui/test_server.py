@@ -163,3 +163,24 @@ def test_the_page_scores_a_memory_as_recall_does(client, graph):
     assert shown["utility"]["E"] > 0
     for term in ("S", "R", "E", "U"):
         assert abs(shown["utility"][term] - hit.utility[term]) < 1e-3, term
+
+
+def test_on_the_deposit_clock_the_page_scores_a_memory_as_recall_does(client, graph):
+    # a replayed history: recency runs on the deposits' own times, not the wall clock
+    graph.set_decay(clock="deposit", half_life_days=30)
+    hit = next(h for h in graph.recall("ana", "Which editor does Ana use?", k=5)
+               if "VS Code" in h.text)
+    shown = by_text(client, "VS Code")
+    assert hit.utility["R"] < 0.5  # learned four months before the newest deposit
+    for term in ("S", "R", "E", "U"):
+        assert abs(shown["utility"][term] - hit.utility[term]) < 1e-3, term
+
+
+def test_one_agents_page_scores_relevance_to_that_agents_task_as_its_recall_does(client, graph):
+    graph.set_task("ben", "adopting a pet from the shelter")  # Ben witnessed the cat
+    hit = next(h for h in graph.recall("ana", "Does Ana have a cat?", k=5) if "Miso" in h.text)
+    mine = next(i for i in items(client, agent="ana") if "Miso" in i["text"])
+    assert hit.utility["E"] == 0.0  # Ana has no task
+    assert abs(mine["utility"]["E"] - hit.utility["E"]) < 1e-3
+    # the whole namespace's page scores as maintenance does: the best owner's task
+    assert by_text(client, "Miso")["utility"]["E"] > 0

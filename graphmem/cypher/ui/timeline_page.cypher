@@ -1,8 +1,7 @@
 // One page of the timeline: a namespace's memories (those $agent owns, when $agent is
 // given; erased ones left out) in the order they happened (when learned, for memories
 // without a time), with what the page shows of each: owners, conflicts (with whether
-// they were replaced), supersession, the fact it was consolidated into, and its vector
-// (the relevance term of its utility) when $vectors (only an owner's task needs it).
+// they were replaced), supersession and the fact it was consolidated into.
 MATCH (m:Memory {ns: $ns})
 WHERE coalesce(m.deleted, false) = false
   AND ($agent IS NULL OR (:Agent {ns: $ns, id: $agent})-[:OWNS]->(m))
@@ -18,7 +17,6 @@ OPTIONAL MATCH (f:Memory)-[:CONSOLIDATED_FROM]->(m)
 RETURN m.id AS id, m.text AS text, m.t AS t, m.recorded_at AS recorded_at, m.kind AS kind,
        m.pinned AS pinned, m.forgotten AS forgotten, m.valid_until AS valid_until,
        m.superseded_by AS superseded_by, m.salience AS salience,
-       CASE WHEN $vectors THEN m.embedding ELSE null END AS embedding,
        owners, conflicts,
        collect(DISTINCT f.id) AS consolidated_into
 ORDER BY coalesce(t, recorded_at), id

@@ -1,0 +1,76 @@
+"""Keeping a store whole, on ``MemoryGraph``: its status, the integrity check and the
+repair after a damaged log (graphmem.integrity), and rebuilding every vector with
+another embedding model. A mixin of :class:`graphmem.api.MemoryGraph`. May import
+graphmem.querying, graphmem.integrity, graphmem.lifecycle (the curator's guarded
+writes), graphmem.views and the store layer."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from graphmem.governance import one_at_a_time
+from graphmem.integrity import check_store, settle
+from graphmem.lifecycle.curation import Curator
+from graphmem.querying import Querying
+from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.views import Views, now_ms
+
+
+class Upkeep(Querying):
+    """The store-keeping methods of a ``MemoryGraph`` (see the module docstring)."""
+
+    _views: Views
+    _curator: Curator
+    _lock: threading.RLock
+    _embedder: Any
+
+    @one_at_a_time
+    def reembed(self, *, batch: int = 256,
+                progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+        """Rebuild every memory's vector with this handle's embedding model and record the
+        model in the store; returns the memories re-embedded per namespace. Each batch is
+        one write guarded by its namespace's version; run it with other processes closed
+        (they still hold the old model)."""
+        done: dict[str, int] = {}
+        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
+            rows = self.query("memory/texts_to_embed", {"ns": ns})
+            for lo in range(0, len(rows), batch):
+                chunk = rows[lo:lo + batch]
+                vectors = self._embedder.embed([r["text"] for r in chunk])
+                payload = [{"id": r["id"], "embedding": [float(x) for x in v]}
+                           for r, v in zip(chunk, vectors)]
+                self._curator.run(ns, "memory/set_embeddings", {"rows": payload},
+                                  sync=False)
+                if progress:
+                    progress(ns, lo + len(chunk))
+            done[ns] = len(rows)
+            self._views.forget_namespace(ns)
+        self.query("admin/set_embedding_model", {"name": self._embedder.name, "now": now_ms(),
+                                                 "dimension": self._embedder.dimension},
+                   write=True)
+        return done
+
+    def check(self) -> list[str]:
+        """What ``graphmem check`` reports: every way the store's namespaces, records and
+        version journal disagree (empty when the store is whole)."""
+        return [str(p) for p in check_store(self._store, self._queries)]
+
+    def settle(self) -> list[str]:
+        """After a damaged log: accept what the graph holds as each namespace's history
+        (the longest prefix that replays consistently) and say what was lost. Run by
+        ``graphmem repair``; any other process using the store must be closed."""
+        return settle(self._store, check_store(self._store, self._queries))
+
+    def status(self) -> dict[str, Any]:
+        """Backend, URI, node counts by label, edge counts by type, schema version."""
+        caps = self._store.capabilities
+        return {
+            "backend": caps.backend,
+            "version": caps.version,
+            "uri": self._store.uri,
+            "schema_version": len(self._store.schema_steps()),
+            "schema_version_expected": SCHEMA_VERSION,
+            "nodes": {r["label"]: r["count"] for r in self.query("admin/label_counts")},
+            "edges": {r["type"]: r["count"] for r in self.query("admin/relationship_counts")},
+        }

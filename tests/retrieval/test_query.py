@@ -1,0 +1,60 @@
+"""The agents a question names: a name that is also a common noun names the agent only
+where it stands for someone, not where it modifies another noun ("user experience")."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.retrieval.config import HYBRID
+from graphmem.retrieval.query import named_agents
+
+NS = "named"
+#: LongMemEval-style agents, whose ids are common nouns, and one named person
+NAMES = {"user": "user", "assistant": "assistant", "caroline": "Caroline"}
+SPEAKER_ONLY = HYBRID.model_copy(update={
+    "classify": False, "weights": {"speaker": 1.0},
+    "kind_weights": {k: {"speaker": 1.0} for k in HYBRID.kind_weights}})
+
+
+@pytest.mark.parametrize("question, named", [
+    ("How was the user experience of the new app?", []),
+    ("User experience: what broke first?", []),
+    ("Which assistant tools did we buy?", []),
+    ("When did Caroline go to the user group?", ["caroline"]),
+    ("What did the user say about lunch?", ["user"]),
+    ("what did user recommend for dinner?", ["user"]),
+    ("What did the assistant recommend?", ["assistant"]),
+    ("what did caroline say about the user interface?", ["caroline"]),
+    ("Did Caroline and the user agree?", ["user", "caroline"]),
+])
+def test_a_noun_modifying_another_names_no_agent(question, named):
+    assert named_agents(question, NAMES) == named
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    from graphmem import MemoryGraph
+
+    graph = MemoryGraph.open(data_dir=tmp_path_factory.mktemp("named") / "data")
+    for agent in ("user", "ana"):
+        graph.register_agent(agent, kind="human", name=agent, ns=NS)
+    graph.remember("user", "I had lunch with my sister at the noodle bar on Sunday.",
+                   witnesses=["ana"], at="2024-03-03", ns=NS)
+    graph.remember("ana", "The new app's onboarding felt slow and confusing.",
+                   at="2024-03-04", ns=NS)
+    yield graph
+    graph.close()
+
+
+def _speaker_hits(graph, question):
+    return [h.text for h in graph.recall("ana", question, k=5, ns=NS, config=SPEAKER_ONLY)]
+
+
+def test_recall_reads_no_speaker_from_a_compound(graph):
+    # "user" modifies "experience": the question is not about what the agent user said
+    assert _speaker_hits(graph, "How was the user experience of the new app?") == []
+
+
+def test_recall_reads_the_speaker_the_question_names(graph):
+    hits = _speaker_hits(graph, "What did the user say about lunch?")
+    assert len(hits) == 1 and "noodle bar" in hits[0]
