@@ -51,6 +51,8 @@ class Views:
         self._saved_rows: dict[str, int] = {}  # ns -> rows of its view on disk
         self._unsaved: dict[str, int] = {}  # ns -> memories read since its snapshot
         self._saved_text: set[str] = set()  # namespaces whose snapshot has the text index
+        # ns -> the vector index its snapshot holds (None: none), to save one trained since
+        self._saved_vectors: dict[str, object] = {}
 
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
@@ -118,6 +120,7 @@ class Views:
             self._saved_rows.pop(ns, None)
             self._unsaved.pop(ns, None)
             self._saved_text.discard(ns)
+            self._saved_vectors.pop(ns, None)
 
     def _view(self, ns: str) -> NamespaceView:
         with self._lock:
@@ -128,6 +131,7 @@ class Views:
                 if restored is not None:
                     self._views[ns], text_index = restored
                     self._saved_rows[ns] = len(self._views[ns])
+                    self._saved_vectors[ns] = self._views[ns]._coarse
                     if text_index is not None:
                         self._text_indexes[ns] = text_index
                         self._saved_text.add(ns)
@@ -135,21 +139,26 @@ class Views:
 
     def save_snapshots(self) -> None:
         """Write the snapshot of every view that read `SAVE_AFTER_ROWS` memories (new or
-        changed) since it was restored or last saved, or whose text index was built
-        after its snapshot was written (a first read saves the view before a recall
-        builds the index); called on close, so that the next process starts warm."""
+        changed) since it was restored or last saved, or whose text index or vector
+        index was built after its snapshot was written (a first read saves the view
+        before a recall builds the text index; the vector index is trained on a thread
+        at the first search past `graphmem.vector_index.IVF_ABOVE`); called on close, so
+        that the next process starts warm."""
         with self._lock:
             for ns, view in self._views.items():
                 grew = self._unsaved.get(ns, 0) >= view_snapshot.SAVE_AFTER_ROWS
+                trained = view._coarse is not None and ns in self._saved_rows \
+                    and view._coarse is not self._saved_vectors.get(ns)
                 indexed = ns in self._text_indexes and ns not in self._saved_text \
                     and ns in self._saved_rows
-                if grew or indexed:
+                if grew or indexed or trained:
                     self._save(ns, view)
 
     def _save(self, ns: str, view: NamespaceView) -> None:
         view_snapshot.keep(self.store, self.queries, view, self._text_indexes.get(ns))
         self._saved_rows[ns] = len(view)
         self._unsaved[ns] = 0
+        self._saved_vectors[ns] = view._coarse
         if ns in self._text_indexes:
             self._saved_text.add(ns)
 
