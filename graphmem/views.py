@@ -4,7 +4,6 @@ index that follows it. They belong to the ``MemoryGraph`` that made them."""
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 import uuid
@@ -21,23 +20,6 @@ from graphmem.view import NamespaceView
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-#: views that read or restore at least this many memories at once take what is alive then
-#: out of the cyclic collector's generations (`_settle`)
-SETTLE_AFTER_ROWS = 20_000
-
-
-def _settle() -> None:
-    """Keep the objects alive now out of the garbage collector's generations
-    (``gc.freeze``), at the next catch-up after the large read: the first operation on
-    the view has loaded the models by then, which live as long. A large view is
-    millions of objects that live as long as the process, and each full collection
-    walked them all: at 100,000 memories, two of them in 200 operations took 0.85 s and
-    0.8 s (a recall's p95 is tens of milliseconds). Frozen objects are still freed when nothing refers to them; a namespace that is
-    dropped gives them back to the collector (`gc.unfreeze`), for the cycles a view
-    holds."""
-    gc.freeze()
 
 
 @dataclass(frozen=True)
@@ -68,8 +50,9 @@ class Views:
         self._text_indexes: dict[str, TextIndex] = {}
         self._saved_rows: dict[str, int] = {}  # ns -> rows of its view on disk
         self._unsaved: dict[str, int] = {}  # ns -> memories read since its snapshot
-        self._settle_due = False  # a large view was read: `_settle` at the next catch-up
         self._saved_text: set[str] = set()  # namespaces whose snapshot has the text index
+        # ns -> the vector index its snapshot holds (None: none), to save one trained since
+        self._saved_vectors: dict[str, object] = {}
 
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
@@ -131,13 +114,13 @@ class Views:
     def forget_namespace(self, ns: str) -> None:
         """Drop what this handle cached of ``ns`` (after it was deleted or rebuilt)."""
         with self._lock:
-            if self._views.pop(ns, None) is not None and gc.get_freeze_count():
-                gc.unfreeze()  # its cycles are collected again (`_settle`)
+            self._views.pop(ns, None)
             self._epochs.pop(ns, None)
             self._text_indexes.pop(ns, None)
             self._saved_rows.pop(ns, None)
             self._unsaved.pop(ns, None)
             self._saved_text.discard(ns)
+            self._saved_vectors.pop(ns, None)
 
     def _view(self, ns: str) -> NamespaceView:
         with self._lock:
@@ -148,7 +131,7 @@ class Views:
                 if restored is not None:
                     self._views[ns], text_index = restored
                     self._saved_rows[ns] = len(self._views[ns])
-                    self._settle_due |= len(self._views[ns]) >= SETTLE_AFTER_ROWS
+                    self._saved_vectors[ns] = self._views[ns]._coarse
                     if text_index is not None:
                         self._text_indexes[ns] = text_index
                         self._saved_text.add(ns)
@@ -156,21 +139,26 @@ class Views:
 
     def save_snapshots(self) -> None:
         """Write the snapshot of every view that read `SAVE_AFTER_ROWS` memories (new or
-        changed) since it was restored or last saved, or whose text index was built
-        after its snapshot was written (a first read saves the view before a recall
-        builds the index); called on close, so that the next process starts warm."""
+        changed) since it was restored or last saved, or whose text index or vector
+        index was built after its snapshot was written (a first read saves the view
+        before a recall builds the text index; the vector index is trained on a thread
+        at the first search past `graphmem.vector_index.IVF_ABOVE`); called on close, so
+        that the next process starts warm."""
         with self._lock:
             for ns, view in self._views.items():
                 grew = self._unsaved.get(ns, 0) >= view_snapshot.SAVE_AFTER_ROWS
+                trained = view._coarse is not None and ns in self._saved_rows \
+                    and view._coarse is not self._saved_vectors.get(ns)
                 indexed = ns in self._text_indexes and ns not in self._saved_text \
                     and ns in self._saved_rows
-                if grew or indexed:
+                if grew or indexed or trained:
                     self._save(ns, view)
 
     def _save(self, ns: str, view: NamespaceView) -> None:
         view_snapshot.keep(self.store, self.queries, view, self._text_indexes.get(ns))
         self._saved_rows[ns] = len(view)
         self._unsaved[ns] = 0
+        self._saved_vectors[ns] = view._coarse
         if ns in self._text_indexes:
             self._saved_text.add(ns)
 
@@ -196,13 +184,9 @@ class Views:
                     self.forget_namespace(ns)
                 self._epochs[ns] = epoch
                 version = state.version if state else 0
-            if self._settle_due:
-                self._settle_due = False
-                _settle()
             view = self._view(ns)
             read = view.sync(self.store, self.queries, version)
             self._unsaved[ns] = self._unsaved.get(ns, 0) + read
             if read >= view_snapshot.SAVE_AFTER_ROWS:
                 self._save(ns, view)  # a long read: the next process need not repeat it
-            self._settle_due |= read >= SETTLE_AFTER_ROWS
             return view

@@ -206,3 +206,24 @@ def test_training_that_fails_raises_when_the_index_is_taken():
         assert "at least 16 rows" in str(exc)
     else:
         raise AssertionError("a failed training must not give an index")
+
+
+def test_an_index_trained_after_the_snapshot_is_saved_on_close(tmp_path, monkeypatch):
+    """The next process restores the index with the view instead of training it again
+    (at a million memories: minutes)."""
+    monkeypatch.setattr("graphmem.view.IVF_SCOPE_MIN", 0)
+    monkeypatch.setattr(vs, "SAVE_AFTER_ROWS", 3)
+    facts = [f"Ana repaired bicycle number {i} at the harbour." for i in range(18)]
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:  # small: no index yet
+        g.register_agent("ana", kind="human", ns="big")
+        for text in facts:
+            g.remember("ana", text, ns="big")
+    monkeypatch.setattr(vi, "IVF_ABOVE", 4)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g.recall("ana", "Which bicycle did Ana repair?", ns="big")  # restored; trains
+        view = g._views.synced("big")
+        assert view.index_ready(wait=None)
+        trained = view._coarse.index.ntotal
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        restored, _ = vs.restore(g._views.store, g._views.queries, "big")
+        assert restored._coarse is not None and restored._coarse.index.ntotal == trained

@@ -30,7 +30,7 @@ def open_store(settings: StoreSettings) -> Store:
                             redis_server=settings.redis_server,
                             module=settings.falkordb_module,
                             start_timeout_s=settings.start_timeout_s,
-                            lock_timeout_s=settings.lock_timeout_s)
+                            lock_timeout_s=settings.lock_timeout_s, graph=settings.graph)
     socket = server.acquire()
     try:
         return FalkorDBStore(graph=settings.graph, socket_path=str(socket), server=server,

@@ -121,8 +121,10 @@ class EmbeddedServer:
         start_timeout_s: float = 20.0,
         load_timeout_s: float = 1800.0,
         lock_timeout_s: float = 60.0,
+        graph: str = "graphmem",
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
+        self.graph = graph  # the store's graph: a new server must answer on it (probe)
         self.fsync = fsync
         self._redis_server = redis_server
         self._module = module
@@ -451,11 +453,12 @@ class EmbeddedServer:
         ]
 
     def _start_making_graphs(self, attempts: int = 3) -> None:
-        """Start the server; one that hangs on its first graph (graphmem.store.probe) is
-        killed and started again. Nobody else uses it yet: we hold the directory lock."""
+        """Start the server; one that hangs on the store's graph (graphmem.store.probe)
+        is killed and started again. Nobody else uses it yet: we hold the directory
+        lock."""
         for _ in range(attempts):
             self._start()
-            if probe.makes_a_graph(self.socket_path):
+            if probe.answers_on(self.socket_path, self.graph):
                 return
             hung = self.pid
             if hung is not None:
