@@ -202,6 +202,12 @@ class _Methods:
         return self._call(_Request("POST", "/decay/maintain", {"ns": ns, "now": _when(now)},
                                    write=True))
 
+    def utilities(self, memory_ids: Sequence[str], *, agent: str | None = None,
+                  ns: str = DEFAULT_NS) -> dict[str, dict[str, float]]:
+        """The utility of each memory ({S, R, E, U}) as recall shows it on a hit."""
+        return self._call(_Request("POST", "/decay/utilities",
+                                   {"memory_ids": list(memory_ids), "agent": agent, "ns": ns}))
+
     # -- trust between agents (graphmem.governance) ------------------------------------
 
     def _trust(self, act: str, body: dict[str, Any], *, write: bool = False,

@@ -60,6 +60,12 @@ def add_lifecycle_routes(app: FastAPI, graph: Any, once: Once) -> None:
         return await once(request, lambda: graph.maintain(ns=body.ns, now=body.now))
 
 
+    @app.post(f"{wire.API_PREFIX}/decay/utilities", tags=["decay"])
+    def utilities(body: wire.UtilitiesRequest) -> dict[str, dict[str, float]]:
+        """The utility of each memory as recall shows it on a hit (read only)."""
+        return graph.utilities(body.memory_ids, agent=body.agent, ns=body.ns)
+
+
 def _flag_route(app: FastAPI, graph: Any, once: Once, name: str) -> None:
     method = getattr(MemoryGraph, name)
 

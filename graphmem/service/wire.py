@@ -229,3 +229,9 @@ class DecayRequest(BaseModel):
 class MaintainRequest(BaseModel):
     ns: str = DEFAULT_NS
     now: When = None
+
+
+class UtilitiesRequest(BaseModel):
+    memory_ids: list[str]
+    agent: str | None = None
+    ns: str = DEFAULT_NS

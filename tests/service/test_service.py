@@ -175,5 +175,11 @@ def test_curation_and_decay_through_the_service(client):
     settings = client.set_decay(ns=ns, threshold=0.2)
     assert isinstance(settings, DecaySettings) and settings.threshold == 0.2
     assert client.maintain(ns=ns)["scored"] >= 1
+    hit = client.recall("ada", "How do I open the east door?", ns=ns)[0]
+    scores = client.utilities([hit.memory_id], agent="ada", ns=ns)[hit.memory_id]
+    assert set(scores) == set(hit.utility)  # recency moves with the clock between the calls
+    assert all(abs(scores[k] - hit.utility[k]) < 0.01 for k in scores)
+    with pytest.raises(InvalidInput):
+        client.utilities(["no-such-memory"], ns=ns)
     with pytest.raises(InvalidInput):
         client.set_decay(ns=ns, threshold=7.0)
