@@ -59,6 +59,12 @@ class Captured:
     # time span, and each candidate's chain of replacements with the asker's ownership
     span: tuple[int, int] | None = None
     validity: dict[str, "_Claim"] = field(default_factory=dict)
+    # for selection steps measured offline (coverage, diversity): each known memory's
+    # vector (half precision) and mentioned entities, and the question's entities.
+    # Captures made before these existed lack them (read with getattr).
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    entities: tuple[str, ...] = ()
 
     def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
@@ -88,7 +94,11 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
                     rankings=rankings, rows={m: view.records[m].row for m in known},
                     sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs},
-                    span=_span_ms(parsed), validity=_claims(view, asker, known))
+                    span=_span_ms(parsed), validity=_claims(view, asker, known),
+                    vectors={m: view.vector(m).astype(np.float16) for m in known},
+                    mentions={m: tuple(sorted(view.records[m].mentions)) for m in known
+                              if view.records[m].mentions},
+                    entities=tuple(parsed.entity_ids))
 
 
 @dataclass(frozen=True)

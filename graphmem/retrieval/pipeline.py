@@ -82,9 +82,13 @@ def to_hit(view: NamespaceView, agent: str, mid: str, score: float,
 
 def run_channels(ctx: RankContext, query: Query, config: RecallConfig,
                  weights: dict[str, float]) -> dict[str, list[str]]:
-    """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
-    return {name: CHANNELS[name].rank(ctx, query, config.depth_for(name))
-            for name in config.channels if weights.get(name, 0) > 0}
+    """The ranking of every channel the config turns on (weight 0 channels are skipped),
+    run in registry order, each one's ranking left in ``ctx.ranked`` for the later ones
+    (the second-hop channels read the first searches there)."""
+    for name in CHANNELS:
+        if name in config.channels and weights.get(name, 0) > 0:
+            ctx.ranked[name] = CHANNELS[name].rank(ctx, query, config.depth_for(name))
+    return {name: ctx.ranked[name] for name in config.channels if name in ctx.ranked}
 
 
 def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
