@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
-from graphmem.retrieval.config import CHANNELS, HYBRID, RecallConfig, weights_for
-from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.config import CHANNELS, HYBRID, SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.channels import RankContext
 from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.pipeline import _span_ms, run_channels
@@ -177,14 +177,21 @@ def replay_weighted(captured: Captured, weights: dict[str, float], config: Recal
     rankings = {c: captured.rankings.get(c, [])[:config.depth_for(c)]
                 for c in config.channels if weights.get(c, 0) > 0}
     row = captured.rows.__getitem__
-    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+    sim_weight = weights.get(SIMILARITY, 0.0)
+
+    def similar(ids: list[str]) -> dict[str, float]:
+        return {m: captured.sims[m] for m in ids}
+
+    fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row),
+                            sim_weight, similar, row)
     pool = [hit.id for hit in fused[:k]]
     if config.expand_affiliated and config.affiliated_weight > 0 and pool:
         extra = _affiliated(captured, pool, config.affiliated_cap)
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+            fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k,
+                                                  tie_break=row), sim_weight, similar, row)
     ids = [hit.id for hit in fused[:k]]
     claims = getattr(captured, "validity", None)  # absent from captures made before it
     if not claims:

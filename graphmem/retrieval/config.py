@@ -43,6 +43,7 @@ __all__ = [
     "PRESETS",
     "Channel",
     "RecallConfig",
+    "SIMILARITY",
     "preset",
     "weights_for",
 ]
@@ -50,6 +51,10 @@ __all__ = [
 #: a channel's registered name
 Channel = str
 CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
+#: not a channel but a term of the fused score: a weight table may give it a weight, and
+#: every candidate some channel ranked then scores ``weight * cosine / SIMILARITY_SCALE``
+#: more (its similarity to the question, beside its ranks; see `fusion.with_similarity`)
+SIMILARITY = "similarity"
 
 #: The weights are fitted, not chosen by hand: `graphmem.evaluation.fusion_fit` fits each
 #: kind's channel weights (pairwise logistic over the RRF terms of captured rankings,
@@ -175,7 +180,8 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None) -> 
 
     With the classifier on and a class at or above `min_confidence`, the primary kind's
     weights are averaged with the secondary kinds' weights (each counted
-    `secondary_share` times); otherwise `config.weights`. A channel may come out at 0:
+    `secondary_share` times); otherwise `config.weights`. The similarity term
+    (`SIMILARITY`) is in the result only when its weight is above 0. A channel may come out at 0:
     the pipeline need not run it. If every enabled channel comes out at 0 for a kind,
     `config.weights` is used instead so that a query is never left with no ranking.
     """
@@ -184,7 +190,10 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None) -> 
         mixed = _mix_kind_weights(config, query_class)
         if any(mixed.get(c, 0.0) > 0 for c in config.channels):
             table = mixed
-    return {channel: table.get(channel, 0.0) for channel in config.channels}
+    weights = {channel: table.get(channel, 0.0) for channel in config.channels}
+    if table.get(SIMILARITY, 0.0) > 0:  # a term of the score, not a channel: only if used
+        weights[SIMILARITY] = table[SIMILARITY]
+    return weights
 
 
 def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Channel, float]:
@@ -193,12 +202,13 @@ def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Cha
     total = sum(share for share, _ in parts)
     return {
         channel: sum(share * table.get(channel, 0.0) for share, table in parts) / total
-        for channel in CHANNELS
+        for channel in (*CHANNELS, SIMILARITY)
     }
 
 
 def _check_names(names: object, where: str) -> None:
-    unknown = sorted(set(names) - set(CHANNELS))  # type: ignore[call-overload]
+    known = set(CHANNELS) | ({SIMILARITY} if where.startswith(("weights", "kind_weights")) else set())
+    unknown = sorted(set(names) - known)  # type: ignore[call-overload]
     if unknown:
         raise ValueError(f"{where}: unknown channel(s) {unknown}; registered: {list(CHANNELS)}")
 

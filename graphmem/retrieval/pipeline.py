@@ -16,10 +16,10 @@ import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms, to_epoch_ms
 from graphmem.retrieval.channels import CHANNELS, RankContext
-from graphmem.retrieval.config import RecallConfig, weights_for
-from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.config import SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.query import Query
-from graphmem.retrieval.similarity import by_similarity
+from graphmem.retrieval.similarity import by_similarity, similarities
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.validity import order_by_validity, status_of
 from graphmem.view import NamespaceView
@@ -105,7 +105,12 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     def stored(mid: str) -> int:
         return view.records[mid].row
 
-    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
+    def similar(ids: list[str]) -> dict[str, float]:
+        return similarities(view, ids, query.vector)
+
+    sim_weight = weights.get(SIMILARITY, 0.0)
+    fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored),
+                            sim_weight, similar, stored)
     pool = [hit.id for hit in fused[:k]]
     extra: list[str] = []
     if config.expand_affiliated and config.affiliated_weight > 0 and pool:
@@ -113,7 +118,9 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
+            fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k,
+                                                  tie_break=stored),
+                                    sim_weight, similar, stored)
     scored = {hit.id: hit for hit in fused}
     ordered = order_by_validity([hit.id for hit in fused[:k]], view, agent,
                                 _span_ms(query))[:k]
