@@ -49,8 +49,8 @@ class Deposit:
         near = view.nearest(query.vector, depth * CANDIDATES, view.owned_rows(ctx.agent))
         seeds = [mid for mid, _ in near]
         groups = {m: group_of(view, ctx.owned, m) for m in seeds}
-        for m in {x for g in list(groups.values()) for x in g}:  # a sibling may rank too
-            groups.setdefault(m, group_of(view, ctx.owned, m))
+        for m in {x for g in list(groups.values()) for x in g} - groups.keys():
+            groups[m] = group_of(view, ctx.owned, m)  # a sibling may rank too
         own = similarities(view, {x for g in groups.values() for x in g}, query.vector)
         mean = {m: round(math.fsum(own[x] for x in g) / len(g), DECIMALS)
                 for m, g in groups.items()}
@@ -70,11 +70,11 @@ class Deposit:
 
 
 def group_of(view: NamespaceView, owned, mid: str) -> list[str]:
-    """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten."""
+    """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten (in no
+    particular order: a group is summed exactly and covered as a set)."""
     records = view.records
-    return [mid, *sorted((x for x in records[mid].affiliated
-                          if x in owned and x in records and not records[x].forgotten),
-                         key=lambda x: records[x].row)]
+    return [mid, *(x for x in records[mid].affiliated
+                   if x in owned and x in records and not records[x].forgotten)]
 
 
 def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict[str, float]:
