@@ -23,7 +23,7 @@ from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, ob
 from graphmem.evaluation.fusion_fit import fit_config
 from graphmem.evaluation.knobs import CUE_FAMILIES, RRF_K_GRID, Setting, apply, knobs_of
 from graphmem.evaluation.metrics import rank_turns, recall_all_at_k, recall_any_at_k
-from graphmem.retrieval.config import HYBRID, RecallConfig, weights_for
+from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, weights_for
 
 DEPTH = 20
 BASELINES = ("bm25", "dense", "rrf")
@@ -241,14 +241,15 @@ _FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
 
 
 def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray, *,
-               focus: float | None = None, ks=RRF_K_GRID) -> RecallConfig:
+               focus: float | None = None, ks=RRF_K_GRID,
+               similarity: bool = False) -> RecallConfig:
     """Weights fitted on ``train`` for each RRF k of ``ks``; the k whose fitted config
     scores best on ``train`` (replayed) is kept."""
     pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
     best: tuple[float, RecallConfig] | None = None
     for k in ks:
         config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
-                            cache=_FEATURES, focus=focus)
+                            cache=_FEATURES, focus=focus, similarity=similarity)
         value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
         if best is None or value > best[0] + 1e-9:
             best = (value, config)
@@ -302,8 +303,8 @@ NEW_CHANNELS = ("hop", "hop_dense", "kinds", "deposit", "spread")
 
 #: the fitted fusion's variants judged by the rule: (channels left out, loss focus, whether
 #: questions at more distractors than the base run (datasets "...-d300") are fitted on;
-#: without, they are only scored). The first is the shipped procedure: every other is
-#: judged against it.
+#: without, they are only scored; optionally, whether the cosine is a fitted term). The
+#: first is the shipped procedure: every other is judged against it.
 FIT_VARIANTS = {
     "shipped (fitted + said, all-evidence loss)": (NEW_CHANNELS, 1.0, False),
     "fitted": (("said", *NEW_CHANNELS), None, False),
@@ -316,6 +317,9 @@ FIT_VARIANTS = {
     "shipped + every new channel": ((), 1.0, False),
     "shipped + deposit + d300 fitted": (("hop", "hop_dense", "kinds", "spread"), 1.0, True),
     "shipped + every new channel + d300 fitted": ((), 1.0, True),
+    # the candidates' cosine with the question as one more fitted term of the score
+    "shipped + similarity": (NEW_CHANNELS, 1.0, False, True),
+    "shipped + every new channel + d300 fitted + similarity": ((), 1.0, True, True),
 }
 
 
@@ -327,7 +331,8 @@ def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) 
     for i in np.flatnonzero(held):
         captured = scorer.questions[i][1].captured
         weights = weights_for(config, captured.query_class() if config.classify else None)
-        count += any(w > 0 and c not in captured.rankings for c, w in weights.items())
+        count += any(w > 0 and c not in captured.rankings for c, w in weights.items()
+                     if c != SIMILARITY)
     return count
 
 
@@ -343,7 +348,8 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None) -> dict:
     print(f"replay vs live recall (default config): {mismatches} of "
           f"{len(scorer.questions)} questions differ", file=sys.stderr)
     systems, tables, verdicts = {}, {}, {}
-    for name, (left_out, focus, fit_more) in FIT_VARIANTS.items():
+    for name, (left_out, focus, fit_more, *more) in FIT_VARIANTS.items():
+        similarity = bool(more and more[0])
         if variants and name not in variants and name != next(iter(FIT_VARIANTS)):
             continue
         channels = tuple(c for c in HYBRID.channels if c not in left_out)
@@ -353,7 +359,7 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None) -> dict:
         fittable = fit_more | ~np.char.endswith(scorer.datasets.astype(str), "-d300")
         for fold in np.unique(scorer.folds):
             config = fit_fusion(scorer, base, fittable & (scorer.folds != fold), focus=focus,
-                                ks=ks)
+                                ks=ks, similarity=similarity)
             held = scorer.folds == fold
             out[held] = scorer.setting(Setting(config, base.cues))[held]
             tables[name][str(fold)] = _weight_tables(config)
@@ -362,7 +368,7 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None) -> dict:
                 print(f"WARNING {name}, fold {fold}: {unmeasured} held-out questions weight "
                       "a channel their capture lacks", file=sys.stderr)
         systems[f"graphmem {name} (nested)"] = out
-        every = fit_fusion(scorer, base, fittable, focus=focus, ks=ks)
+        every = fit_fusion(scorer, base, fittable, focus=focus, ks=ks, similarity=similarity)
         tables[name]["all folds"] = _weight_tables(every)
         print(f"{name}, fitted on every fold: {_weight_tables(every)}", file=sys.stderr)
         print(f"{name}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr,

@@ -104,8 +104,11 @@ class NamespaceView:
         self._asserted: dict[str, list[int]] = {}  # agent -> rows of what it asserted
         self._asserted_cache: dict[str, np.ndarray] = {}
         self._listeners: list[Listener] = []
-        # (agent, place) -> (t, memory id) of the agent's latest memory at that place
-        self._latest_at_place: dict[tuple[str, str], tuple[int, str]] = {}
+        # (agent, place) -> (t, recorded_at, pos, memory id) of the agent's latest memory
+        # at that place: the greatest such key, so that it does not depend on the order
+        # the view read the memories in (a view read afresh reads them by their last
+        # change, a view kept in step by the order they were written and touched)
+        self._latest_at_place: dict[tuple[str, str], tuple[int, int, int, str]] = {}
         self.resolver = EntityResolver(namespace=ns)
         self._mentioned_by: dict[str, set[str]] = {}  # entity id -> memory ids
         self._arcs: dict[str, list[tuple[int, str]]] = {}  # entity id -> [(t, memory id)]
@@ -218,8 +221,9 @@ class NamespaceView:
         if record.place is not None and record.t is not None:
             for agent in owners:
                 key = (agent, record.place)
-                if key not in self._latest_at_place or self._latest_at_place[key][0] <= record.t:
-                    self._latest_at_place[key] = (record.t, mid)
+                rank = (int(record.t), int(record.recorded_at or 0), int(row.get("pos") or 0), mid)
+                if key not in self._latest_at_place or self._latest_at_place[key] < rank:
+                    self._latest_at_place[key] = rank
         record.affiliated = set(row.get("affiliated") or [])
         record.conflicts = set(row.get("conflicts") or [])
         self._index_mentions(record, [m for m in row.get("mentions") or [] if m.get("id")])
@@ -298,8 +302,10 @@ class NamespaceView:
         return self._matrix[self.records[memory_id].row]
 
     def latest_at_place(self, agent: str, place: str) -> tuple[int, str] | None:
-        """(t, id) of the latest memory ``agent`` owns at ``place``, if any."""
-        return self._latest_at_place.get((agent, place))
+        """(t, id) of the latest memory ``agent`` owns at ``place``, if any: the greatest
+        t, then the latest written (recorded_at, then place in its deposit)."""
+        latest = self._latest_at_place.get((agent, place))
+        return None if latest is None else (latest[0], latest[3])
 
     def owned_rows(self, agent: str) -> np.ndarray:
         """Rows of the memories ``agent`` owns (forgotten ones included), sorted."""

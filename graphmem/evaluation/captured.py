@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
-from graphmem.retrieval.config import CHANNELS, HYBRID, RecallConfig, weights_for
-from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.config import CHANNELS, HYBRID, SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.channels import RankContext
 from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.pipeline import _span_ms, run_channels
@@ -59,6 +59,12 @@ class Captured:
     # time span, and each candidate's chain of replacements with the asker's ownership
     span: tuple[int, int] | None = None
     validity: dict[str, "_Claim"] = field(default_factory=dict)
+    # for selection steps measured offline (coverage, diversity): each known memory's
+    # vector (half precision) and mentioned entities, and the question's entities.
+    # Captures made before these existed lack them (read with getattr).
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    entities: tuple[str, ...] = ()
 
     def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
@@ -88,7 +94,11 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
                     rankings=rankings, rows={m: view.records[m].row for m in known},
                     sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs},
-                    span=_span_ms(parsed), validity=_claims(view, asker, known))
+                    span=_span_ms(parsed), validity=_claims(view, asker, known),
+                    vectors={m: view.vector(m).astype(np.float16) for m in known},
+                    mentions={m: tuple(sorted(view.records[m].mentions)) for m in known
+                              if view.records[m].mentions},
+                    entities=tuple(parsed.entity_ids))
 
 
 @dataclass(frozen=True)
@@ -167,14 +177,21 @@ def replay_weighted(captured: Captured, weights: dict[str, float], config: Recal
     rankings = {c: captured.rankings.get(c, [])[:config.depth_for(c)]
                 for c in config.channels if weights.get(c, 0) > 0}
     row = captured.rows.__getitem__
-    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+    sim_weight = weights.get(SIMILARITY, 0.0)
+
+    def similar(ids: list[str]) -> dict[str, float]:
+        return {m: captured.sims[m] for m in ids}
+
+    fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row),
+                            sim_weight, similar, row)
     pool = [hit.id for hit in fused[:k]]
     if config.expand_affiliated and config.affiliated_weight > 0 and pool:
         extra = _affiliated(captured, pool, config.affiliated_cap)
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=row)
+            fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k,
+                                                  tie_break=row), sim_weight, similar, row)
     ids = [hit.id for hit in fused[:k]]
     claims = getattr(captured, "validity", None)  # absent from captures made before it
     if not claims:

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphmem.retrieval.classify import QueryKind
-from graphmem.retrieval.config import RecallConfig
+from graphmem.retrieval.config import SIMILARITY, RecallConfig
+from graphmem.retrieval.fusion import SIMILARITY_DECIMALS
 
 __all__ = ["fit_config", "fit_weights", "question_features"]
 
@@ -38,16 +39,21 @@ HARD_NEGATIVES = 40
 
 
 def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
-                      channels: Sequence[str], k: int, depth: int
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      channels: Sequence[str], k: int, depth: int, *,
+                      similarity: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(X, y) of one question: a row per candidate any channel ranked, a column per
-    channel (``_SCALE / (k + rank)``, 0 if unranked); y: the candidate stands for an
+    channel (``_SCALE / (k + rank)``, 0 if unranked) and, with ``similarity``, one more:
+    the candidate's cosine with the question (its weight is the table's "similarity",
+    added to the fused score by `fusion.with_similarity`); y: the candidate stands for an
     evidence turn."""
     ids = list(dict.fromkeys(m for c in channels for m in captured.rankings.get(c, [])[:depth]))
+    width = len(channels) + similarity
     if not ids:
-        return np.zeros((0, len(channels))), np.zeros(0, bool)
+        return np.zeros((0, width)), np.zeros(0, bool)
     at = {m: i for i, m in enumerate(ids)}
-    x = np.zeros((len(ids), len(channels)))
+    x = np.zeros((len(ids), width))
+    if similarity:
+        x[:, -1] = [round(captured.sims[m], SIMILARITY_DECIMALS) for m in ids]
     for j, channel in enumerate(channels):
         for rank, mid in enumerate(captured.rankings.get(channel, [])[:depth], start=1):
             if x[at[mid], j] == 0:
@@ -151,10 +157,12 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
                l2: float = 0.01, cache: dict | None = None,
-               focus: float | None = None) -> RecallConfig:
+               focus: float | None = None, similarity: bool = False) -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
-    questions in ``within``; channels that ship off (not in ``base.channels``) stay off."""
+    questions in ``within``; channels that ship off (not in ``base.channels``) stay off.
+    ``similarity``: the candidates' cosine is fitted as one more term ("similarity")."""
     channels = list(base.channels)
+    columns = channels + [SIMILARITY] if similarity else channels
     datasets = [q.dataset for q, _ in questions]
     per_dataset = {d: sum(1 for i, dd in enumerate(datasets) if dd == d and within[i])
                    for d in set(datasets)}
@@ -163,10 +171,10 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
     for i, (q, turns_of_memory) in enumerate(questions):
         if not within[i]:
             continue
-        key = (id(q), base.rrf_k, base.depth, tuple(channels))
+        key = (id(q), base.rrf_k, base.depth, tuple(columns))
         if cache is None or key not in cache:
             x, y = question_features(q.captured, q.evidence, turns_of_memory, channels,
-                                     base.rrf_k, base.depth)
+                                     base.rrf_k, base.depth, similarity=similarity)
             if cache is None:
                 cache = {}
             cache[key] = (x, y)
@@ -174,12 +182,12 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
         example = (x, y, 1.0 / per_dataset[q.dataset])
         pooled.append(example)
         by_kind[q.captured.query_class(cues).kind].append(example)
-    shared = fit_weights(pooled, len(channels), l2=l2, focus=focus)
-    kind_weights = {kind: _table(channels, fit_weights(examples, len(channels), prior=shared,
-                                                       l2=l2, focus=focus)
+    shared = fit_weights(pooled, len(columns), l2=l2, focus=focus)
+    kind_weights = {kind: _table(columns, fit_weights(examples, len(columns), prior=shared,
+                                                      l2=l2, focus=focus)
                                  if examples else shared)
                     for kind, examples in by_kind.items()}
-    return base.model_copy(update={"weights": _table(channels, shared),
+    return base.model_copy(update={"weights": _table(columns, shared),
                                    "kind_weights": kind_weights})
 
 

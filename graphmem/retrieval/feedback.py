@@ -38,12 +38,24 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def first_hits(ctx: RankContext, query: Query, n: int = SEEDS) -> list[str]:
-    """The ``n`` best of dense and BM25 fused with equal weights (ties by storage row)."""
-    from graphmem.retrieval.channels.bm25 import CHANNEL as BM25
-    from graphmem.retrieval.channels.dense import CHANNEL as DENSE
+    """The ``n`` best of dense and BM25 (their first ``FIRST_DEPTH``) fused with equal
+    weights (ties by storage row). The pipeline's own dense and BM25 rankings are used
+    when it ran them at least that deep (``ctx.ranked``); the fused list is kept in
+    ``ctx.memo`` for the next channel that asks."""
+    key = f"first_hits:{n}"
+    if key not in ctx.memo:
+        ctx.memo[key] = _first_hits(ctx, query, n)
+    return list(ctx.memo[key])  # type: ignore[call-overload]
 
-    rankings = {"dense": DENSE.rank(ctx, query, FIRST_DEPTH),
-                "bm25": BM25.rank(ctx, query, FIRST_DEPTH)}
+
+def _first_hits(ctx: RankContext, query: Query, n: int) -> list[str]:
+    from graphmem.retrieval.channels import CHANNELS
+
+    rankings = {}
+    for name in ("dense", "bm25"):
+        ran = ctx.ranked.get(name)
+        rankings[name] = (ran[:FIRST_DEPTH] if ran is not None and len(ran) >= FIRST_DEPTH
+                          else CHANNELS[name].rank(ctx, query, FIRST_DEPTH))
     records = ctx.view.records
     rankings = {c: [m for m in ids if not records[m].forgotten] for c, ids in rankings.items()}
     fused = fuse_rankings(rankings, {"dense": 1.0, "bm25": 1.0}, k=10,

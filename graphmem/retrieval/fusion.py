@@ -18,7 +18,14 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["FusedHit", "fuse_rankings"]
+__all__ = ["SIMILARITY_SCALE", "FusedHit", "fuse_rankings", "with_similarity"]
+
+#: a similarity weight w adds w * cosine / SIMILARITY_SCALE: the fit's features are
+#: 60 / (k + rank), so a weight of 1 on each puts a cosine on the scale of a first rank
+SIMILARITY_SCALE = 60.0
+#: cosines are compared at this many decimals, so that the last bits of a dot product
+#: (which depend on what it was computed with) never decide an order
+SIMILARITY_DECIMALS = 6
 
 
 @dataclass(frozen=True)
@@ -90,3 +97,23 @@ def _check_arguments(weights: Mapping[str, float] | None, k: int, limit: int | N
             raise InvalidInput(
                 f"channel weight must be a finite number >= 0, got {weight!r} for {channel!r}"
             )
+
+
+def with_similarity(
+    hits: Sequence[FusedHit],
+    weight: float,
+    similarity: Callable[[list[str]], Mapping[str, float]],
+    tie_break: Callable[[str], Any] | None = None,
+) -> list[FusedHit]:
+    """``hits`` rescored with ``weight * cosine / SIMILARITY_SCALE`` added, best first
+    (ties as in `fuse_rankings`); unchanged when ``weight`` is 0. ``similarity`` maps the
+    hits' ids to their cosine with the question."""
+    if weight == 0 or not hits:
+        return list(hits)
+    sims = similarity([h.id for h in hits])
+    scale = weight / SIMILARITY_SCALE
+    out = [FusedHit(h.id, h.score + scale * round(sims[h.id], SIMILARITY_DECIMALS), h.ranks)
+           for h in hits]
+    last = tie_break or (lambda doc_id: doc_id)
+    out.sort(key=lambda hit: (-hit.score, hit.best_rank, last(hit.id)))
+    return out

@@ -16,10 +16,10 @@ import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms, to_epoch_ms
 from graphmem.retrieval.channels import CHANNELS, RankContext
-from graphmem.retrieval.config import RecallConfig, weights_for
-from graphmem.retrieval.fusion import fuse_rankings
+from graphmem.retrieval.config import SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.query import Query
-from graphmem.retrieval.similarity import by_similarity
+from graphmem.retrieval.similarity import by_similarity, similarities
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.validity import order_by_validity, status_of
 from graphmem.view import NamespaceView
@@ -82,9 +82,13 @@ def to_hit(view: NamespaceView, agent: str, mid: str, score: float,
 
 def run_channels(ctx: RankContext, query: Query, config: RecallConfig,
                  weights: dict[str, float]) -> dict[str, list[str]]:
-    """The ranking of every channel the config turns on (weight 0 channels are skipped)."""
-    return {name: CHANNELS[name].rank(ctx, query, config.depth_for(name))
-            for name in config.channels if weights.get(name, 0) > 0}
+    """The ranking of every channel the config turns on (weight 0 channels are skipped),
+    run in registry order, each one's ranking left in ``ctx.ranked`` for the later ones
+    (the second-hop channels read the first searches there)."""
+    for name in CHANNELS:
+        if name in config.channels and weights.get(name, 0) > 0:
+            ctx.ranked[name] = CHANNELS[name].rank(ctx, query, config.depth_for(name))
+    return {name: ctx.ranked[name] for name in config.channels if name in ctx.ranked}
 
 
 def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: Query,
@@ -101,7 +105,12 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     def stored(mid: str) -> int:
         return view.records[mid].row
 
-    fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
+    def similar(ids: list[str]) -> dict[str, float]:
+        return similarities(view, ids, query.vector)
+
+    sim_weight = weights.get(SIMILARITY, 0.0)
+    fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored),
+                            sim_weight, similar, stored)
     pool = [hit.id for hit in fused[:k]]
     extra: list[str] = []
     if config.expand_affiliated and config.affiliated_weight > 0 and pool:
@@ -109,7 +118,9 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
         if extra:
             rankings["affiliated"] = extra
             weights = {**weights, "affiliated": config.affiliated_weight}
-            fused = fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored)
+            fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k,
+                                                  tie_break=stored),
+                                    sim_weight, similar, stored)
     scored = {hit.id: hit for hit in fused}
     ordered = order_by_validity([hit.id for hit in fused[:k]], view, agent,
                                 _span_ms(query))[:k]

@@ -20,3 +20,13 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
         scores = np.stack([view.vector(i) for i in ids]) @ qvec
     order = np.argsort(-scores, kind="stable")
     return [ids[i] for i in order]
+
+
+def similarities(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
+    """Cosine of each memory to the query (one stacked product, in storage order)."""
+    if not ids:
+        return {}
+    ids = sorted(ids, key=lambda mid: view.records[mid].row)
+    with one_blas_thread():
+        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+    return {mid: float(s) for mid, s in zip(ids, scores)}

@@ -54,9 +54,19 @@ def _configs():
                           for k in ("temporal", "identity", "preference", "factual",
                                     "multi_hop")]).config
              for channel in ("hop", "hop_dense", "kinds", "deposit", "spread")]
+    # all of them at once: the second-hop channels read the first rankings the pipeline
+    # already made (dense and BM25, where the kind weighs them) instead of searching again
+    every = apply(base, [Patch("weight", f"{k}.{channel}", 1.0)
+                         for k in ("temporal", "identity", "preference", "factual", "multi_hop")
+                         for channel in ("hop", "hop_dense", "kinds", "deposit", "spread")]
+                  ).config
+    # the cosine as a term of the fused score, beside the ranks
+    similar = HYBRID.model_copy(update={
+        "weights": {**HYBRID.weights, "similarity": 2.0},
+        "kind_weights": {k: {**t, "similarity": 1.5} for k, t in HYBRID.kind_weights.items()}})
     kinds_alone = HYBRID.model_copy(update={
         "classify": False, "weights": {"kinds": 1.0, "dense": 0.1}})
-    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on, *added, kinds_alone,
+    return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on, *added, every, similar, kinds_alone,
             HYBRID.model_copy(update={"affiliated_weight": 2.0, "affiliated_cap": 1}),
             HYBRID.model_copy(update={"classify": False})]
 

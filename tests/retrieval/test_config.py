@@ -120,3 +120,13 @@ def test_every_registered_channel_is_a_default_channel_in_its_order():
 
     assert HYBRID.channels == tuple(REGISTERED)
     assert [c.order for c in REGISTERED.values()] == sorted(c.order for c in REGISTERED.values())
+
+
+def test_similarity_is_a_weight_not_a_channel():
+    config = RecallConfig(weights={"dense": 1.0, "similarity": 0.5},
+                          kind_weights={k: {**t, "similarity": 0.2}
+                                        for k, t in HYBRID.kind_weights.items()})
+    assert weights_for(config)["similarity"] == 0.5
+    assert "similarity" not in weights_for(HYBRID)  # off: no term
+    with pytest.raises(ConfigError, match="unknown channel"):
+        RecallConfig(channels=("dense", "similarity"))

@@ -76,8 +76,24 @@ def test_spread_keeps_one_memory_per_day(scene):
     assert hits and len(days) == len(set(days))
 
 
-def test_deposit_is_silent_above_its_scan_limit(scene, monkeypatch):
+@pytest.mark.parametrize("candidates", [1, 10])
+def test_deposit_finds_the_deposits_an_exhaustive_scan_ranks_first(scene, monkeypatch,
+                                                                    candidates):
     from graphmem.retrieval.channels import deposit
 
-    monkeypatch.setattr(deposit, "SCAN_MAX", 1)
-    assert scene.recall("ben", "pottery", k=5, ns=NS, config=_alone("deposit")) == []
+    monkeypatch.setattr(deposit, "CANDIDATES", candidates)
+    question, depth = "What does Ana like to do?", 3
+    view = scene._views.synced(NS)
+    owned = view.owned_ids("ben")
+    vector = scene.embedder.embed([question])[0]
+    groups = {m: deposit.group_of(view, owned, m) for m in owned}
+    own = deposit.similarities(view, set(owned), vector)
+    mean = {m: sum(own[x] for x in g) / len(g) for m, g in groups.items()}
+    best, covered = [], set()
+    for m in sorted(groups, key=lambda m: -mean[m]):
+        if m not in covered:
+            best.append(view.records[m].text)
+            covered.update(groups[m])
+    got = [h.text for h in scene.recall("ben", question, k=depth, ns=NS,
+                                        config=_alone("deposit"))]
+    assert got == best[:depth]

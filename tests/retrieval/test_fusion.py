@@ -119,3 +119,15 @@ def test_bad_weights_are_rejected(w):
 def test_negative_limit_is_rejected():
     with pytest.raises(InvalidInput, match="limit"):
         fuse_rankings({"dense": ["a"]}, limit=-1)
+
+
+def test_similarity_term_reorders_by_cosine_and_is_a_no_op_at_weight_zero():
+    from graphmem.retrieval.fusion import SIMILARITY_SCALE, with_similarity
+
+    hits = fuse_rankings({"a": ["x", "y"], "b": ["y", "x"]}, {"a": 1.0, "b": 1.0}, k=10)
+    assert [h.id for h in hits] == ["x", "y"]  # equal scores: x by id
+    sims = {"x": 0.1, "y": 0.9}
+    assert with_similarity(hits, 0.0, sims.__getitem__) == hits
+    moved = with_similarity(hits, 1.0, lambda ids: {i: sims[i] for i in ids})
+    assert [h.id for h in moved] == ["y", "x"]
+    assert moved[0].score == pytest.approx(hits[1].score + 0.9 / SIMILARITY_SCALE)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AbstractSet, Protocol
 
 from graphmem.retrieval.text_index import TextIndex
@@ -14,12 +14,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RankContext:
-    """What every channel ranks among: the asker's memories in one namespace view."""
+    """What every channel ranks among: the asker's memories in one namespace view.
+
+    ``ranked`` holds the rankings of the channels that already ran for this question
+    (the pipeline fills it in channel order), so that a later channel reads the first
+    searches instead of running them again; ``memo`` keeps what such a channel derived
+    from them (the first hits) for the next one.
+    """
 
     view: NamespaceView
     text_index: TextIndex
     agent: str
     owned: AbstractSet[str]
+    ranked: dict[str, list[str]] = field(default_factory=dict)
+    memo: dict[str, object] = field(default_factory=dict)
 
 
 class Channel(Protocol):

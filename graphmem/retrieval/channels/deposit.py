@@ -2,33 +2,41 @@
 
 A long answer cut into many crisp atoms puts some atom near almost any question, above
 a short statement of a preference; dense retrieval over whole turns does not suffer
-that. Here each owned memory is scored by the mean vector of itself and its owned
+that. Here each memory is scored by the mean similarity of itself and its owned
 AFFILIATED siblings (the other atoms of its deposit), and a deposit is listed once: a
 memory whose sibling is already listed is skipped.
 
-It scores every owned memory per recall (no index of deposit vectors exists yet), so
-above ``SCAN_MAX`` owned memories it ranks nothing rather than make recall slow; the
-benchmarks it was fitted on stay far below that (PrefEval at 300 distractors: a few
-thousand atoms).
+Cost is bounded by the view's own vector index: only the deposits of the
+``CANDIDATES`` x depth memories nearest the question are scored (a deposit's best
+member is at least as near as the deposit's mean, so a deposit that ranks is found
+through it), never every owned memory.
+
+The order is a function of the memories' texts and vectors alone, never of the order a
+view read them in (a view read afresh holds its rows in another order than one kept in
+step, and memory ids are random): means are exact sums (``math.fsum``) of similarities
+computed row by row, rounded, and equal means go to the member nearest the question,
+then by text.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphmem.retrieval.channels.base import RankContext
-from graphmem.view import one_blas_thread
 
 if TYPE_CHECKING:
     from graphmem.retrieval.query import Query
+    from graphmem.view import NamespaceView
 
-
-#: owned memories above which the channel is silent (a scan of this many costs tens of
-#: milliseconds)
-SCAN_MAX = 20_000
+#: nearest memories read per place asked for: their deposits are the candidates
+CANDIDATES = 10
+#: decimals a similarity is compared at: below this two scores are equal, so that the
+#: last bits of a dot product never decide an order
+DECIMALS = 9
 
 
 @dataclass(frozen=True)
@@ -38,30 +46,46 @@ class Deposit:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        owned = ctx.owned
-        rows = view.owned_rows(ctx.agent)
-        if len(rows) > SCAN_MAX:
-            return []
-        ids = [view.id_at(int(r)) for r in rows]
-        ids = [m for m in ids if not view.records[m].forgotten]
-        if not ids:
-            return []
-        with one_blas_thread():
-            own = np.stack([view.vector(m) for m in ids]) @ query.vector
-            score = dict(zip(ids, own.tolist()))
-            groups = [[m, *sorted(x for x in view.records[m].affiliated
-                                  if x in owned and x in score)] for m in ids]
-            means = np.array([np.mean([score[x] for x in g]) for g in groups])
-        order = np.argsort(-means, kind="stable")  # ids are in row order: ties by row
+        near = view.nearest(query.vector, depth * CANDIDATES, view.owned_rows(ctx.agent))
+        seeds = [mid for mid, _ in near]
+        groups = {m: group_of(view, ctx.owned, m) for m in seeds}
+        for m in {x for g in list(groups.values()) for x in g} - groups.keys():
+            groups[m] = group_of(view, ctx.owned, m)  # a sibling may rank too
+        own = similarities(view, {x for g in groups.values() for x in g}, query.vector)
+        mean = {m: round(math.fsum(own[x] for x in g) / len(g), DECIMALS)
+                for m, g in groups.items()}
+        records = view.records
+        order = sorted(groups, key=lambda m: (-mean[m], -round(own[m], DECIMALS),
+                                              records[m].text, records[m].row))
         listed: list[str] = []
         covered: set[str] = set()
-        for i in order:
-            mid = ids[i]
+        for mid in order:
             if mid in covered:
                 continue
             listed.append(mid)
-            covered.update(groups[i])
+            covered.update(groups[mid])
             if len(listed) == depth:
                 break
         return listed
+
+
+def group_of(view: NamespaceView, owned, mid: str) -> list[str]:
+    """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten (in no
+    particular order: a group is summed exactly and covered as a set)."""
+    records = view.records
+    return [mid, *(x for x in records[mid].affiliated
+                   if x in owned and x in records and not records[x].forgotten)]
+
+
+def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict[str, float]:
+    """Cosine of each memory to ``vector``, each computed on its own row in double
+    precision (the same value whatever other rows are scored with it)."""
+    if not ids:
+        return {}
+    order = sorted(ids, key=lambda m: view.records[m].row)
+    stacked = np.stack([view.vector(m) for m in order]).astype(np.float64)
+    scores = (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
+    return dict(zip(order, scores.tolist()))
+
+
 CHANNEL = Deposit()
