@@ -130,6 +130,16 @@ def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embed
         assert len(made) < 100, f"{len(made)} of 301 records made"
 
 
+def _opening_hours(view, hours):
+    """``view`` with memory m{i} saying the harbour is open until hours[i] pm (written in
+    that order, no claims kept: as a bulk import leaves them)."""
+    for i, hour in enumerate(hours):
+        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {hour} pm.",
+                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+                     "embedding": [0.0] * 384})
+    return view
+
+
 def test_a_statement_is_compared_with_the_latest_states_of_its_anchor(monkeypatch):
     """Twelve current claims of one anchor (a store whose claims were never compared):
     a statement about it is compared with the latest `COMPARED_PER_ANCHOR` only."""
@@ -138,11 +148,7 @@ def test_a_statement_is_compared_with_the_latest_states_of_its_anchor(monkeypatc
     from graphmem.view import NamespaceView
 
     monkeypatch.setattr(module, "COMPARED_PER_ANCHOR", 5)
-    view = NamespaceView("crowd")
-    for i in range(12):
-        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {i % 6 + 1} pm.",
-                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
-                     "embedding": [0.0] * 384})
+    view = _opening_hours(NamespaceView("crowd"), [i % 6 + 1 for i in range(12)])
     found = module.SupersessionDetector()
     compared: list[str] = []
     original = module.supersedes
@@ -181,11 +187,7 @@ def test_one_statement_parses_few_memories_without_kept_claims(monkeypatch):
     from graphmem.view import NamespaceView
 
     monkeypatch.setattr(module, "PARSE_PER_STATEMENT", 3)
-    view = NamespaceView("import")
-    for i in range(7):
-        view.upsert({"id": f"m{i}", "text": f"The harbour is open until {i + 1} pm.",
-                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
-                     "embedding": [0.0] * 384})
+    view = _opening_hours(NamespaceView("import"), [i + 1 for i in range(7)])
     words = TextIndex(view).words
     found = module.SupersessionDetector()
     found.claim("The harbour is open until 11 pm.")
