@@ -29,6 +29,16 @@ class RankContext:
     ranked: dict[str, list[str]] = field(default_factory=dict)
     memo: dict[str, object] = field(default_factory=dict)
 
+    def nearest(self, query: Query, k: int) -> list[tuple[str, float]]:
+        """The ``k`` owned memories nearest the question, searched once for each ``k``
+        (dense, deposit and spread read the question's neighbours; at a million memories
+        each search of the vector index costs milliseconds)."""
+        key = f"nearest:{k}"
+        if key not in self.memo:
+            self.memo[key] = self.view.nearest(query.vector, k,
+                                               self.view.owned_rows(self.agent))
+        return self.memo[key]  # type: ignore[return-value]
+
 
 class Channel(Protocol):
     """One ranking of the asker's memories for a question."""

@@ -17,8 +17,7 @@ class Dense:
     order: int = 10
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        rows = ctx.view.owned_rows(ctx.agent)
-        return [mid for mid, _ in ctx.view.nearest(query.vector, depth, rows)]
+        return [mid for mid, _ in ctx.nearest(query, depth)]
 
 
 CHANNEL = Dense()

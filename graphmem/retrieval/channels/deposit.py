@@ -46,8 +46,7 @@ class Deposit:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        near = view.nearest(query.vector, depth * CANDIDATES, view.owned_rows(ctx.agent))
-        seeds = [mid for mid, _ in near]
+        seeds = [mid for mid, _ in ctx.nearest(query, depth * CANDIDATES)]
         groups = {m: group_of(view, ctx.owned, m) for m in seeds}
         for m in {x for g in list(groups.values()) for x in g} - groups.keys():
             groups[m] = group_of(view, ctx.owned, m)  # a sibling may rank too

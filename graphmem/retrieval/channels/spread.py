@@ -28,8 +28,7 @@ class Spread:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        rows = view.owned_rows(ctx.agent)
-        found = view.nearest(query.vector, depth * _READ, rows)
+        found = ctx.nearest(query, depth * _READ)
         days: set[int] = set()
         out: list[str] = []
         for mid, _ in found:
