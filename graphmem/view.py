@@ -301,6 +301,13 @@ class NamespaceView:
     def vector(self, memory_id: str) -> np.ndarray:
         return self._matrix[self.records[memory_id].row]
 
+    def vectors(self, memory_ids: Sequence[str]) -> np.ndarray:
+        """The vectors of ``memory_ids``, one row each, in their order (a copy)."""
+        records = self.records
+        rows = np.fromiter((records[m].row for m in memory_ids), dtype=np.int64,
+                           count=len(memory_ids))
+        return self._matrix[rows]
+
     def latest_at_place(self, agent: str, place: str) -> tuple[int, str] | None:
         """(t, id) of the latest memory ``agent`` owns at ``place``, if any: the greatest
         t, then the latest written (recorded_at, then place in its deposit)."""

@@ -154,7 +154,7 @@ def _similarities(view, ids: list[str], qvec: np.ndarray) -> dict[str, float]:
     if not ids:
         return {}
     with one_blas_thread():
-        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+        scores = view.vectors(ids) @ qvec
     return {mid: float(s) for mid, s in zip(ids, scores)}
 
 

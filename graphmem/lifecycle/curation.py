@@ -93,7 +93,7 @@ class Curator:
         if missing:
             raise InvalidInput(f"no memory {missing[0]!r} in namespace {ns!r}")
         records = [view.records[m] for m in ids]
-        vectors = np.stack([view.vector(m) for m in ids])
+        vectors = view.vectors(ids)
         variants = list(dict.fromkeys(v for r in records for v in (r.variants or [r.text])))
         text = _checked_text(self._summarise([r.text for r in records], vectors))
         fact = new_id("m")

@@ -114,7 +114,7 @@ def _relevance(view: NamespaceView, ids: list[str],
         return [0.0] * len(ids)
     agents = list(task_vectors)
     tasks = np.stack([task_vectors[a] for a in agents]).astype(np.float32)
-    sims = np.stack([view.vector(m) for m in ids]) @ tasks.T  # memories x tasks
+    sims = view.vectors(ids) @ tasks.T  # memories x tasks
     column = {a: i for i, a in enumerate(agents)}
     out = []
     for row, mid in enumerate(ids):

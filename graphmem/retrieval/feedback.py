@@ -94,7 +94,7 @@ def centroid(ctx: RankContext, query: Query, hits: list[str]) -> np.ndarray:
     """The question's vector plus the hits' mean, normalised (Rocchio, equal parts)."""
     if not hits:
         return query.vector
-    mean = np.mean(np.stack([ctx.view.vector(m) for m in hits]), axis=0)
+    mean = np.mean(ctx.view.vectors(hits), axis=0)
     moved = np.asarray(query.vector, dtype=np.float32) + mean.astype(np.float32)
     norm = float(np.linalg.norm(moved))
     return moved / norm if norm > 0 else query.vector

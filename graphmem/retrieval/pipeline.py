@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms, to_epoch_ms
-from graphmem.retrieval.channels import CHANNELS, RankContext
+from graphmem.retrieval.channels import CHANNELS, RankContext, neighbours_read
 from graphmem.retrieval.config import SIMILARITY, RecallConfig, weights_for
 from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.query import Query
@@ -84,10 +84,13 @@ def run_channels(ctx: RankContext, query: Query, config: RecallConfig,
                  weights: dict[str, float]) -> dict[str, list[str]]:
     """The ranking of every channel the config turns on (weight 0 channels are skipped),
     run in registry order, each one's ranking left in ``ctx.ranked`` for the later ones
-    (the second-hop channels read the first searches there)."""
-    for name in CHANNELS:
-        if name in config.channels and weights.get(name, 0) > 0:
-            ctx.ranked[name] = CHANNELS[name].rank(ctx, query, config.depth_for(name))
+    (the second-hop channels read the first searches there). The question's neighbours
+    are searched once, as wide as the widest of them reads."""
+    running = [name for name in CHANNELS if name in config.channels and weights.get(name, 0) > 0]
+    for name in running:
+        ctx.widen(neighbours_read(CHANNELS[name], config.depth_for(name)))
+    for name in running:
+        ctx.ranked[name] = CHANNELS[name].rank(ctx, query, config.depth_for(name))
     return {name: ctx.ranked[name] for name in config.channels if name in ctx.ranked}
 
 

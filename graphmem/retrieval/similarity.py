@@ -17,7 +17,7 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
         return []
     ids = sorted(ids, key=lambda mid: view.records[mid].row)
     with one_blas_thread():
-        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+        scores = view.vectors(ids) @ qvec
     order = np.argsort(-scores, kind="stable")
     return [ids[i] for i in order]
 
@@ -28,5 +28,5 @@ def similarities(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> d
         return {}
     ids = sorted(ids, key=lambda mid: view.records[mid].row)
     with one_blas_thread():
-        scores = np.stack([view.vector(i) for i in ids]) @ qvec
+        scores = view.vectors(ids) @ qvec
     return {mid: float(s) for mid, s in zip(ids, scores)}

@@ -97,3 +97,37 @@ def test_deposit_finds_the_deposits_an_exhaustive_scan_ranks_first(scene, monkey
     got = [h.text for h in scene.recall("ben", question, k=depth, ns=NS,
                                         config=_alone("deposit"))]
     assert got == best[:depth]
+
+
+def test_the_question_s_neighbours_are_searched_once_for_every_channel_that_reads_them(
+        scene, monkeypatch):
+    from graphmem.view import NamespaceView
+
+    widths: list[int] = []
+    search = NamespaceView.nearest
+
+    def counted(view, vector, k, rows=None):
+        widths.append(k)
+        return search(view, vector, k, rows)
+
+    monkeypatch.setattr(NamespaceView, "nearest", counted)
+    channels = ("dense", "deposit", "spread")
+    config = HYBRID.model_copy(update={
+        "classify": False, "channels": channels, "weights": dict.fromkeys(channels, 1.0),
+        "depth": 4, "kind_weights": {k: dict.fromkeys(channels, 1.0) for k in HYBRID.kind_weights}})
+    scene.recall("ben", "What does Ana like to do?", k=3, ns=NS, config=config)
+    assert widths == [40]  # 10 x depth for deposit and spread, dense reads its head
+
+
+def test_dense_reads_the_head_of_the_widest_search_as_a_search_of_its_own_depth(scene):
+    from graphmem.retrieval.channels import CHANNELS, RankContext
+    from graphmem.retrieval.query import parse_query
+
+    view = scene._views.synced(NS)
+    query = parse_query("What does Ana like to do?", view=view, agent="ben", config=HYBRID,
+                        embed=scene.embedder.embed, agent_names=dict)
+    alone = RankContext(view, scene._views.text_index(NS), "ben", view.owned_ids("ben"))
+    widened = RankContext(view, scene._views.text_index(NS), "ben", view.owned_ids("ben"))
+    widened.widen(40)
+    assert CHANNELS["dense"].rank(widened, query, 3) == CHANNELS["dense"].rank(alone, query, 3)
+    assert widened.near.searched == 40 and alone.near.searched == 3

@@ -2,8 +2,10 @@
 
 A channel module defines ``CHANNEL``, an object with a ``name``, an ``order`` (its place
 in the default channel list) and ``rank(ctx, query, depth)`` returning owned memory ids,
-best first. Adding a channel is adding a module here; ``RecallConfig`` accepts every
-registered name and gives a new channel weight 0 until a preset or the user weights it.
+best first; one that reads the question's nearest memories says how many per place
+asked for in ``neighbours`` (they are searched once for all). Adding a channel is
+adding a module here; ``RecallConfig`` accepts every registered name and gives a new
+channel weight 0 until a preset or the user weights it.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from graphmem.retrieval.channels.base import Channel, RankContext
+from graphmem.retrieval.channels.base import Channel, RankContext, neighbours_read
 
-__all__ = ["CHANNELS", "Channel", "RankContext", "channel"]
+__all__ = ["CHANNELS", "Channel", "RankContext", "channel", "neighbours_read"]
 
 
 def _discover() -> dict[str, Channel]:

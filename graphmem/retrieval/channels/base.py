@@ -28,20 +28,41 @@ class RankContext:
     owned: AbstractSet[str]
     ranked: dict[str, list[str]] = field(default_factory=dict)
     memo: dict[str, object] = field(default_factory=dict)
+    near: Neighbours = field(default_factory=lambda: Neighbours())
 
     def nearest(self, query: Query, k: int) -> list[tuple[str, float]]:
-        """The ``k`` owned memories nearest the question, searched once for each ``k``
-        (dense, deposit and spread read the question's neighbours; at a million memories
-        each search of the vector index costs milliseconds)."""
-        key = f"nearest:{k}"
-        if key not in self.memo:
-            self.memo[key] = self.view.nearest(query.vector, k,
-                                               self.view.owned_rows(self.agent))
-        return self.memo[key]  # type: ignore[return-value]
+        """The ``k`` owned memories nearest the question, best first.
+
+        Dense, deposit and spread read the question's neighbours, and at a million
+        memories each search of the vector index costs milliseconds: the widest search
+        any of them will ask for (`widen`) is made once and the others read its head.
+        Its scores are exact, so that head is at least as right as a narrower search
+        (the index's candidates for a narrow search are the head of a wide one's)."""
+        near = self.near
+        if k > near.searched:
+            near.searched = max(k, near.widest)
+            near.found = self.view.nearest(query.vector, near.searched,
+                                           self.view.owned_rows(self.agent))
+        return near.found[:k]
+
+    def widen(self, k: int) -> None:
+        """The neighbour search reads at least ``k`` memories (see `nearest`)."""
+        self.near.widest = max(k, self.near.widest)
+
+
+@dataclass
+class Neighbours:
+    """The question's nearest owned memories, searched once (`RankContext.nearest`)."""
+
+    widest: int = 0  # the most any channel that will run reads
+    searched: int = 0
+    found: list[tuple[str, float]] = field(default_factory=list)
 
 
 class Channel(Protocol):
-    """One ranking of the asker's memories for a question."""
+    """One ranking of the asker's memories for a question. A channel that reads the
+    question's nearest memories (`RankContext.nearest`) says how many per place it is
+    asked for in ``neighbours`` (see `neighbours_read`)."""
 
     name: str
     order: int
@@ -49,3 +70,8 @@ class Channel(Protocol):
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         """At most ``depth`` owned memory ids, best first (empty: nothing to say)."""
         ...
+
+
+def neighbours_read(channel: Channel, depth: int) -> int:
+    """How many of the question's nearest memories ``channel`` reads at ``depth``."""
+    return int(getattr(channel, "neighbours", 0)) * depth

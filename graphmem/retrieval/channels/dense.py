@@ -14,7 +14,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Dense:
     name: str = "dense"
-    order: int = 10
+    # after bm25 and words, which read only the question's words: the question is
+    # embedded on another thread while they rank (`query.parse_query`)
+    order: int = 27
+    neighbours: int = 1
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         return [mid for mid, _ in ctx.nearest(query, depth)]

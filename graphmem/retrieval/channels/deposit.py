@@ -43,6 +43,7 @@ DECIMALS = 9
 class Deposit:
     name: str = "deposit"
     order: int = 80
+    neighbours: int = CANDIDATES
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
@@ -82,7 +83,7 @@ def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict
     if not ids:
         return {}
     order = sorted(ids, key=lambda m: view.records[m].row)
-    stacked = np.stack([view.vector(m) for m in order]).astype(np.float64)
+    stacked = view.vectors(order).astype(np.float64)
     scores = (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
     return dict(zip(order, scores.tolist()))
 

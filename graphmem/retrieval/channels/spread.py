@@ -25,6 +25,7 @@ _READ = 10
 class Spread:
     name: str = "spread"
     order: int = 85
+    neighbours: int = _READ
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
