@@ -52,8 +52,8 @@ class Deposit:
         for m in {x for g in list(groups.values()) for x in g} - groups.keys():
             groups[m] = group_of(view, ctx.owned, m)  # a sibling may rank too
         own = similarities(view, {x for g in groups.values() for x in g}, query.vector)
-        mean = {m: round(math.fsum(own[x] for x in g) / len(g), DECIMALS)
-                for m, g in groups.items()}
+        mean = {m: round(own[m] if len(g) == 1 else math.fsum(own[x] for x in g) / len(g),
+                         DECIMALS) for m, g in groups.items()}
         records = view.records
         order = sorted(groups, key=lambda m: (-mean[m], -round(own[m], DECIMALS),
                                               records[m].text, records[m].row))
@@ -73,7 +73,10 @@ def group_of(view: NamespaceView, owned, mid: str) -> list[str]:
     """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten (in no
     particular order: a group is summed exactly and covered as a set)."""
     records = view.records
-    return [mid, *(x for x in records[mid].affiliated
+    siblings = records[mid].affiliated
+    if not siblings:
+        return [mid]
+    return [mid, *(x for x in siblings
                    if x in owned and x in records and not records[x].forgotten)]
 
 
