@@ -1,8 +1,9 @@
 """Keeping a store whole, on ``MemoryGraph``: its status, the integrity check and the
-repair after a damaged log (graphmem.integrity), and rebuilding every vector with
-another embedding model. A mixin of :class:`graphmem.api.MemoryGraph`. May import
-graphmem.querying, graphmem.integrity, graphmem.lifecycle (the curator's guarded
-writes), graphmem.views and the store layer."""
+repair after a damaged log (graphmem.integrity), rebuilding every vector with another
+embedding model, and reading again the claims kept with each memory. A mixin of
+:class:`graphmem.api.MemoryGraph`. May import graphmem.querying, graphmem.integrity,
+graphmem.lifecycle (the curator's guarded writes), graphmem.writer (its claim
+detector), graphmem.views and the store layer."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from graphmem.integrity import check_store, settle
 from graphmem.lifecycle.curation import Curator
 from graphmem.querying import Querying
 from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.errors import ConfigError
 from graphmem.views import Views, now_ms
+from graphmem.writer import Writer
 
 
 class Upkeep(Querying):
@@ -22,6 +25,7 @@ class Upkeep(Querying):
 
     _views: Views
     _curator: Curator
+    _writer: Writer
     _lock: threading.RLock
     _embedder: Any
 
@@ -51,6 +55,33 @@ class Upkeep(Querying):
                    write=True)
         return done
 
+    @one_at_a_time
+    def reclaim(self, *, batch: int = 256,
+                progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+        """Keep with every memory the claims this release reads in its wordings, where
+        none are kept or they were read another way (a store imported or written by an
+        older release: its memories are otherwise parsed again by every process that
+        meets them, up to 8 for each statement written); returns the memories given
+        claims per namespace. Each batch is one write guarded by its namespace's
+        version; other processes read the changed memories again."""
+        detector = self._writer.supersession
+        if detector is None:
+            raise ConfigError("this handle's write config turns supersession off, so no "
+                              "claims are kept: open the store with supersession on")
+        done: dict[str, int] = {}
+        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
+            rows = self.query("memory/claims_kept", {"ns": ns})
+            done[ns] = 0
+            for lo in range(0, len(rows), batch):
+                kept = detector.to_keep(rows[lo:lo + batch])
+                if kept:
+                    self._views.guarded(ns, "memory/set_claims", {"rows": kept},
+                                        local=_with_claims(kept))
+                done[ns] += len(kept)
+                if progress:
+                    progress(ns, lo + len(rows[lo:lo + batch]))
+        return done
+
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and
         version journal disagree (empty when the store is whole)."""
@@ -74,3 +105,11 @@ class Upkeep(Querying):
             "nodes": {r["label"]: r["count"] for r in self.query("admin/label_counts")},
             "edges": {r["type"]: r["count"] for r in self.query("admin/relationship_counts")},
         }
+
+
+def _with_claims(kept: list[dict[str, str]]):
+    """Apply a `reclaim` batch to a view that was current before it."""
+    def local(view, seq: int, rows: list) -> None:
+        for row in kept:
+            view.apply([row["id"]], seq, claims=row["claims"])
+    return local

@@ -195,6 +195,12 @@ class Writer:
     def _speaker_name(self, deposit: Deposit) -> str:
         return self.agent_name(deposit.ns, deposit.agent)
 
+    @property
+    def supersession(self) -> SupersessionDetector | None:
+        """The detector that reads (and keeps) each statement's claims; None when the
+        write config turns supersession off."""
+        return self._supersession
+
     def agent_name(self, ns: str, agent: str) -> str:
         """The name ``agent`` was registered with in ``ns`` (its id if none)."""
         key = (ns, agent)

@@ -125,6 +125,27 @@ def check(ctx: click.Context) -> None:
 
 
 @cli.command()
+@click.option("--batch", type=int, default=256, show_default=True,
+              help="Memories parsed and written per statement.")
+@click.pass_context
+def reclaim(ctx: click.Context, batch: int) -> None:
+    """Keep with every memory the claims this release reads in it, where none are kept
+    or an older release read them (after an import or an upgrade: a new statement
+    otherwise parses the older memories it may replace, in every process)."""
+    if batch <= 0:
+        raise InvalidInput(f"--batch must be positive, got {batch}")
+    obj = ctx.find_root().obj
+
+    def progress(ns: str, read: int) -> None:
+        click.echo(f"{ns}: {read:,} memories read", err=True)
+
+    with MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"]) as g:
+        done = g.reclaim(batch=batch, progress=progress)
+    for ns, count in done.items():
+        click.echo(f"{ns}: {count:,} memories given claims")
+
+
+@cli.command()
 @click.option("--embedder", default=None,
               help="The sentence-transformers model to rebuild with (a directory or a "
                    "name in the local cache). Default: GRAPHMEM_EMBEDDER, else the packaged "

@@ -43,7 +43,7 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
 from graphmem.retrieval.bm25 import BM25Index
 from graphmem.supersession import stored as stored_claims
@@ -171,6 +171,22 @@ class SupersessionDetector:
             if not all(w in self._claims for w in wordings):
                 return None
             return stored_claims.encode({w: self._claims[w] for w in wordings})
+
+    def to_keep(self, rows: Sequence[Mapping]) -> list[dict[str, str]]:
+        """Of stored memories (``id``, ``text``, ``variants``, ``claims`` as stored), those
+        whose kept claims are missing or were read another way (another release), each
+        with the claims to keep now (``id``, ``claims``); their wordings are parsed in one
+        batch."""
+        def wordings(row: Mapping) -> list[str]:
+            return list(dict.fromkeys(row.get("variants") or [row["text"]]))
+
+        stale = [r for r in rows
+                 if not set(wordings(r)) <= stored_claims.decode(r.get("claims")).keys()]
+        read = self.claims(w for r in stale for w in wordings(r))
+        by_text = dict(zip((w for r in stale for w in wordings(r)), read))
+        return [{"id": r["id"], "claims": stored_claims.encode({w: by_text[w]
+                                                                for w in wordings(r)})}
+                for r in stale]
 
     def is_event(self, text: str) -> bool:
         """An action or an utterance: true once it happened, never replaced."""

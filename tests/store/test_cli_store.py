@@ -115,3 +115,20 @@ def test_an_unknown_named_query_is_one_error_line(tmp_path):
     done = graphmem("--data-dir", str(tmp_path / "d"), "cypher", "@who_knew/owner_of")
     assert done.returncode == 1
     assert "no query named 'who_knew/owner_of'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_reclaim_keeps_claims_with_imported_memories(tmp_path, embedder):
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.register_agent("ana", kind="human")
+        text = "The hosting provider is Hetzner."
+        g.query("bulk/load_memories", {"ns": "default", "seq": 2, "rows": [
+            {"id": "bulk-0", "text": text, "t": 1_600_000_000_000, "owners": ["ana"],
+             "embedding": [float(x) for x in embedder.embed([text])[0]]}]}, write=True)
+        g.query("bulk/set_version", {"ns": "default", "version": 2}, write=True)
+    done = graphmem("--data-dir", str(data), "reclaim")
+    assert done.returncode == 0, done.stderr
+    assert "default: 1 memories given claims" in done.stdout
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        assert g.cypher("MATCH (m:Memory {id: 'bulk-0'}) RETURN m.claims AS c")[0]["c"]
+    assert graphmem("--data-dir", str(data), "reclaim", "--batch", "0").returncode != 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,3 +63,55 @@ def test_a_new_process_finds_the_replaced_claim_without_parsing_it(tmp_path, emb
                         {"m": old})[0]["by"] == new
     assert "The hosting provider is Hetzner." not in parsed
     assert "We switched the hosting provider to Vercel." in parsed
+
+
+def test_reclaim_keeps_claims_with_imported_and_outdated_memories_and_nothing_else(
+        tmp_path, embedder, monkeypatch):
+    texts = ["The hosting provider is Hetzner.", "Ana lives in Berlin."]
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.register_agent("ana", kind="human")
+        written = g.remember("ana", "The office opens at nine.", at=T0).memory_ids[0]
+        rows = [{"id": f"bulk-{i}", "text": t, "t": 1_600_000_000_000 + i, "owners": ["ana"],
+                 "embedding": [float(x) for x in v]}
+                for i, (t, v) in enumerate(zip(texts, embedder.embed(texts)))]
+        g.query("bulk/load_memories", {"ns": "default", "seq": 2, "rows": rows}, write=True)
+        g.query("bulk/set_version", {"ns": "default", "version": 2}, write=True)
+        outdated = json.loads(g.cypher("MATCH (m:Memory {id: $m}) RETURN m.claims AS c",
+                                       {"m": written})[0]["c"])
+        outdated["reading"] = "an older release"
+        g.cypher("MATCH (m:Memory {id: 'bulk-1'}) SET m.claims = $c",
+                 {"c": json.dumps(outdated)}, write=True)  # another release's reading
+        assert g.reclaim(batch=1) == {"default": 2}
+        assert g.reclaim() == {"default": 0}  # nothing left to read
+        kept = {r["id"]: stored.decode(r["c"]) for r in g.cypher(
+            "MATCH (m:Memory) RETURN m.id AS id, m.claims AS c")}
+        assert set(kept["bulk-0"]) == {texts[0]} and set(kept["bulk-1"]) == {texts[1]}
+        assert kept["bulk-0"][texts[0]] == SupersessionDetector().claim(texts[0])
+        assert g.check() == []
+        view = g._views.synced("default")
+        assert stored.decode(view.records["bulk-0"].claims) == kept["bulk-0"]
+    parsed: list[str] = []
+    original = SupersessionDetector.claims
+
+    def counting(self, texts):
+        texts = list(texts)
+        parsed.extend(t for t in texts if t not in self._claims)
+        return original(self, texts)
+
+    monkeypatch.setattr(SupersessionDetector, "claims", counting)
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        new = g.remember("ana", "We switched the hosting provider to Vercel.",
+                         at=T0 + timedelta(days=2)).memory_ids[0]
+        assert g.cypher("MATCH (m:Memory {id: 'bulk-0'}) RETURN m.superseded_by AS by"
+                        )[0]["by"] == new
+    assert texts[0] not in parsed  # read from what reclaim kept
+
+
+def test_reclaim_says_so_when_no_claims_are_kept(tmp_path, embedder):
+    from graphmem import WriteConfig
+    from graphmem.errors import ConfigError
+
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder,
+                          write_config=WriteConfig(supersession=False)) as g:
+        with pytest.raises(ConfigError, match="supersession off"):
+            g.reclaim()
