@@ -131,3 +131,20 @@ def test_dense_reads_the_head_of_the_widest_search_as_a_search_of_its_own_depth(
     widened.widen(40)
     assert CHANNELS["dense"].rank(widened, query, 3) == CHANNELS["dense"].rank(alone, query, 3)
     assert widened.near.searched == 40 and alone.near.searched == 3
+
+
+def test_hop_ranks_as_a_search_among_the_asker_s_memories_less_the_first_hits(scene):
+    from graphmem.retrieval.channels import CHANNELS, RankContext
+    from graphmem.retrieval.feedback import expansion_terms, first_hits
+    from graphmem.retrieval.query import parse_query
+
+    view, text_index = scene._views.synced(NS), scene._views.text_index(NS)
+    question = "What are Ana's favourite activities?"
+    query = parse_query(question, view=view, agent="ben", config=HYBRID,
+                        embed=scene.embedder.embed, agent_names=dict)
+    for depth in (1, 2, 4):
+        ctx = RankContext(view, text_index, "ben", view.owned_ids("ben"))
+        seeds = first_hits(ctx, query)
+        words = " ".join([question, *expansion_terms(ctx, query, seeds)])
+        expected = text_index.search_words(words, depth, set(ctx.owned) - set(seeds))
+        assert CHANNELS["hop"].rank(ctx, query, depth) == expected

@@ -28,10 +28,14 @@ class Hop:
         terms = expansion_terms(ctx, query, seeds)
         if not terms:
             return []
-        allowed = set(ctx.owned) - set(seeds)
-        found = ctx.text_index.search_words(" ".join([query.text, *terms]), depth, allowed)
+        # the best of the asker's memories less the seeds: searched among all of them,
+        # as deep again as there are seeds (a copy of the owned set, less the seeds,
+        # cost more than the search at a million memories)
+        found = ctx.text_index.search_words(" ".join([query.text, *terms]),
+                                            depth + len(seeds), ctx.owned)
         records = ctx.view.records
-        return [m for m in found if not records[m].forgotten]
+        return [m for m in [m for m in found if m not in seeds][:depth]
+                if not records[m].forgotten]
 
 
 CHANNEL = Hop()
