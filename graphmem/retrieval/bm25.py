@@ -220,7 +220,9 @@ class BM25Index:
             return self._pairs(sub_slots, sub_scores, _top_order(sub_scores, sub_slots, k))
         allowed_set = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
         found: list[tuple[str, float]] = []
-        window = 4 * k
+        # deep enough that the allowed share of it is about twice k: each widening sorts
+        # every match again (a million at a million memories)
+        window = max(4 * k, 2 * k * len(self._slot_of) // max(1, len(allowed)))
         done = 0
         while done < slots.size and len(found) < k:
             order = _top_order(scores, slots, min(window, slots.size))
