@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import numpy as np
+from pydantic_core import from_json
 
 __all__ = ["LazyDict", "LazyList", "load_array", "read_json_column", "write_json_column"]
 
@@ -81,7 +82,9 @@ class JsonColumn:
         return self.blob[int(self.offsets[i]):int(self.offsets[i + 1])].tobytes()
 
     def __getitem__(self, i: int) -> Any:
-        return json.loads(self.raw(i))
+        # pydantic's parser (a dependency already): a third of json.loads's time, and a
+        # recall at a million memories reads hundreds of records for the first time
+        return from_json(self.raw(i))
 
 
 class LazyDict(MutableMapping, Generic[V]):
