@@ -26,6 +26,20 @@ _claims = st.builds(Claim, st.sampled_from(["state", "event", "utterance", "none
                     _words)
 
 
+def parsed_from_now(monkeypatch) -> list[str]:
+    """The texts every detector parses from now on (not those it read before)."""
+    parsed: list[str] = []
+    original = SupersessionDetector.claims
+
+    def counting(self, texts):
+        texts = list(texts)
+        parsed.extend(t for t in texts if t not in self._claims)
+        return original(self, texts)
+
+    monkeypatch.setattr(SupersessionDetector, "claims", counting)
+    return parsed
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.dictionaries(_words, _claims, max_size=4))
 def test_a_kept_claim_reads_back_as_it_was_read(claims):
@@ -47,15 +61,7 @@ def test_a_new_process_finds_the_replaced_claim_without_parsing_it(tmp_path, emb
         old = g.remember("ana", "The hosting provider is Hetzner.", at=T0).memory_ids[0]
         kept = g.cypher("MATCH (m:Memory {id: $m}) RETURN m.claims AS c", {"m": old})[0]["c"]
         assert "The hosting provider is Hetzner." in stored.decode(kept)
-    parsed: list[str] = []
-    original = SupersessionDetector.claims
-
-    def counting(self, texts):
-        texts = list(texts)
-        parsed.extend(t for t in texts if t not in self._claims)
-        return original(self, texts)
-
-    monkeypatch.setattr(SupersessionDetector, "claims", counting)
+    parsed = parsed_from_now(monkeypatch)
     with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
         new = g.remember("ana", "We switched the hosting provider to Vercel.",
                          at=T0 + timedelta(days=2)).memory_ids[0]
@@ -90,15 +96,7 @@ def test_reclaim_keeps_claims_with_imported_and_outdated_memories_and_nothing_el
         assert g.check() == []
         view = g._views.synced("default")
         assert stored.decode(view.records["bulk-0"].claims) == kept["bulk-0"]
-    parsed: list[str] = []
-    original = SupersessionDetector.claims
-
-    def counting(self, texts):
-        texts = list(texts)
-        parsed.extend(t for t in texts if t not in self._claims)
-        return original(self, texts)
-
-    monkeypatch.setattr(SupersessionDetector, "claims", counting)
+    parsed = parsed_from_now(monkeypatch)
     with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
         new = g.remember("ana", "We switched the hosting provider to Vercel.",
                          at=T0 + timedelta(days=2)).memory_ids[0]
