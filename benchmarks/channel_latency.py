@@ -89,6 +89,7 @@ def main() -> None:
         for agent, text in asked:
             query = parse_query(text, view=view, agent=agent, config=HYBRID,
                                 embed=graph.embedder.embed, agent_names=lambda: {})
+            query.embedding.result()  # embedded on a thread: wait here, not in a channel
             ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
             for name in TIMED_CHANNELS:
                 started = time.perf_counter()
