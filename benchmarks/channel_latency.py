@@ -88,7 +88,7 @@ def main() -> None:
         alone: dict[str, list[float]] = {c: [] for c in TIMED_CHANNELS}
         for agent, text in asked:
             query = parse_query(text, view=view, agent=agent, config=HYBRID,
-                                embed=graph.embedder.embed, agent_names=lambda: {})
+                                embed_soon=graph.embedder.embed_soon, agent_names=lambda: {})
             query.embedding.result()  # embedded on a thread: wait here, not in a channel
             ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
             for name in TIMED_CHANNELS:

@@ -305,7 +305,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
                                    op=operation("recall", ns=ns, agent=agent, query=query))
         view = self._views.synced(ns, state=state)
         parsed = parse_query(query, view=view, agent=agent, config=chosen,
-                             embed=self._embedder.embed,
+                             embed_soon=self._embedder.embed_soon,
                              agent_names=lambda: {a: self._writer.agent_name(ns, a)
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,

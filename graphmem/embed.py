@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator, Sequence
 
@@ -85,6 +86,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._thread: ThreadPoolExecutor | None = None  # made on first `embed_soon`
 
     @property
     def name(self) -> str:
@@ -119,6 +121,16 @@ class Embedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return np.stack([known[t] for t in texts])
+
+    def embed_soon(self, texts: Sequence[str]) -> Future[np.ndarray]:
+        """`embed` on this embedder's own thread, while the caller goes on (a question
+        is embedded while its words are searched: the model and the word index each
+        hold one of the cores)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = ThreadPoolExecutor(max_workers=1,
+                                                  thread_name_prefix="graphmem-embed-soon")
+            return self._thread.submit(self.embed, list(texts))
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         """The model's vectors; a few texts (a question, a statement's atoms) on one

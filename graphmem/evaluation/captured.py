@@ -79,7 +79,7 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     views = graph._views  # the handle's own views: what its recall reads
     view = views.synced(ns)
     parsed = parse_query(text, view=view, agent=asker, config=config,
-                         embed=graph.embedder.embed,
+                         embed_soon=graph.embedder.embed_soon,
                          agent_names=lambda: {a: graph._writer.agent_name(ns, a)
                                               for a in view.agents()})
     ctx = RankContext(view, views.text_index(ns), asker, view.owned_ids(asker))

@@ -4,7 +4,7 @@ agents it names, derived once per recall."""
 from __future__ import annotations
 
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -24,15 +24,13 @@ SALIENCE_MIN_COUNT = 10
 #: the channels that read the agents a question names (the names are looked up only
 #: when one of them will run)
 _READ_SUBJECTS = ("speaker", "said", "kinds")
-#: a question is embedded on this thread while the calling one classifies it and the
-#: channels that read only words rank (the model and the word index each hold a core)
-_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-query")
 
 
 @dataclass(frozen=True)
 class Query:
-    """A question, with what the pipeline derives from it once. Its vector is being
-    computed while the question is read (``embedding``); ``vector`` waits for it."""
+    """A question, with what the pipeline derives from it once. Its vector is computed
+    while the question is read and the word channels rank (``embedding``); ``vector``
+    waits for it."""
 
     text: str
     embedding: Future[np.ndarray]
@@ -45,11 +43,11 @@ class Query:
     @property
     def vector(self) -> np.ndarray:
         """The question's unit vector (as the dense channel reads it)."""
-        return self.embedding.result()
+        return self.embedding.result()[0]
 
 
 def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallConfig,
-                embed: Callable[[Sequence[str]], np.ndarray],
+                embed_soon: Callable[[Sequence[str]], Future[np.ndarray]],
                 agent_names: Callable[[], Mapping[str, str]]) -> Query:
     """Everything the channels need of ``text``, asked by ``agent``.
 
@@ -63,14 +61,14 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
     # memory of that person, so the dense channel reads the question without it.
     dense_text = without_spans(text, [(m.start, m.end) for m in mentions
                                       if m.id not in salient]) or text
-    embedding = _EMBEDDING.submit(lambda: embed([dense_text])[0])
+    embedded = embed_soon([dense_text])
     kind = classify_query(text)
     weights = weights_for(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
     names = (agent_names() if any(weights.get(c, 0) > 0 for c in _READ_SUBJECTS) else {})
     subjects = named_agents(text, names)
-    return Query(text=text, embedding=embedding, entity_ids=salient, kind=kind,
+    return Query(text=text, embedding=embedded, entity_ids=salient, kind=kind,
                  intent=intent, subjects=subjects,
                  relation_text=without_names(text, {a: names[a] for a in subjects}))
 

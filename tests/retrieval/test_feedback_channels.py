@@ -125,7 +125,7 @@ def test_dense_reads_the_head_of_the_widest_search_as_a_search_of_its_own_depth(
 
     view = scene._views.synced(NS)
     query = parse_query("What does Ana like to do?", view=view, agent="ben", config=HYBRID,
-                        embed=scene.embedder.embed, agent_names=dict)
+                        embed_soon=scene.embedder.embed_soon, agent_names=dict)
     alone = RankContext(view, scene._views.text_index(NS), "ben", view.owned_ids("ben"))
     widened = RankContext(view, scene._views.text_index(NS), "ben", view.owned_ids("ben"))
     widened.widen(40)
@@ -141,7 +141,7 @@ def test_hop_ranks_as_a_search_among_the_asker_s_memories_less_the_first_hits(sc
     view, text_index = scene._views.synced(NS), scene._views.text_index(NS)
     question = "What are Ana's favourite activities?"
     query = parse_query(question, view=view, agent="ben", config=HYBRID,
-                        embed=scene.embedder.embed, agent_names=dict)
+                        embed_soon=scene.embedder.embed_soon, agent_names=dict)
     for depth in (1, 2, 4):
         ctx = RankContext(view, text_index, "ben", view.owned_ids("ben"))
         seeds = first_hits(ctx, query)
