@@ -12,6 +12,15 @@ if TYPE_CHECKING:
     from graphmem.retrieval.query import Query
 
 
+@dataclass
+class Neighbours:
+    """The question's nearest owned memories, searched once (`RankContext.nearest`)."""
+
+    widest: int = 0  # the most any channel that will run reads
+    searched: int = 0
+    found: list[tuple[str, float]] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class RankContext:
     """What every channel ranks among: the asker's memories in one namespace view.
@@ -28,7 +37,7 @@ class RankContext:
     owned: AbstractSet[str]
     ranked: dict[str, list[str]] = field(default_factory=dict)
     memo: dict[str, object] = field(default_factory=dict)
-    near: Neighbours = field(default_factory=lambda: Neighbours())
+    near: Neighbours = field(default_factory=Neighbours)
 
     def nearest(self, query: Query, k: int) -> list[tuple[str, float]]:
         """The ``k`` owned memories nearest the question, best first.
@@ -48,15 +57,6 @@ class RankContext:
     def widen(self, k: int) -> None:
         """The neighbour search reads at least ``k`` memories (see `nearest`)."""
         self.near.widest = max(k, self.near.widest)
-
-
-@dataclass
-class Neighbours:
-    """The question's nearest owned memories, searched once (`RankContext.nearest`)."""
-
-    widest: int = 0  # the most any channel that will run reads
-    searched: int = 0
-    found: list[tuple[str, float]] = field(default_factory=list)
 
 
 class Channel(Protocol):
