@@ -136,11 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--also-distractors", type=int, default=300)
     parser.add_argument("--fitted-only", action="store_true",
                         help="only the fitted fusion's variants and the baselines (no knob "
-                             "elimination): cv_report.FIT_VARIANTS, judged by the rule")
+                             "elimination): cv_fitted.FIT_VARIANTS, judged by the rule")
     parser.add_argument("--rrf-k", help="the RRF k grid of the fit (comma-separated; "
                                         "default 1,3,10,30,60)")
     parser.add_argument("--variants", help="with --fitted-only: only these variants "
-                                           "(comma-separated names; the first always runs)")
+                                           "(comma-separated names of cv_fitted.FIT_VARIANTS)")
+    parser.add_argument("--against", help="with --fitted-only: the variant the others are "
+                                          "judged against (default: the shipped procedure, "
+                                          "cv_fitted.SHIPPED)")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here")
     args = parser.parse_args(argv)
     if args.no_locomo:
@@ -153,11 +156,13 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     if args.capture_only:
         return 0
-    from cv_report import RRF_K_GRID, run_fitted, run_protocol
+    from cv_fitted import SHIPPED, run_fitted
+    from cv_report import RRF_K_GRID, run_protocol
 
     if args.fitted_only:
         ks = tuple(int(k) for k in args.rrf_k.split(",")) if args.rrf_k else RRF_K_GRID
-        results = run_fitted(units, ks, args.variants.split(",") if args.variants else None)
+        results = run_fitted(units, ks, args.variants.split(",") if args.variants else None,
+                             args.against or SHIPPED)
     else:
         results = run_protocol(units)
     if args.out:

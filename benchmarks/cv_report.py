@@ -23,7 +23,7 @@ from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, ob
 from graphmem.evaluation.fusion_fit import fit_config
 from graphmem.evaluation.knobs import CUE_FAMILIES, RRF_K_GRID, Setting, apply, knobs_of
 from graphmem.evaluation.metrics import rank_turns, recall_all_at_k, recall_any_at_k
-from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.config import HYBRID, RecallConfig, weights_for
 
 DEPTH = 20
 BASELINES = ("bm25", "dense", "rrf")
@@ -232,7 +232,7 @@ def fitted_scores(scorer: Scorer, base: Setting, *, focus: float | None = None
         config = fit_fusion(scorer, base, scorer.folds != fold, focus=focus)
         held = scorer.folds == fold
         out[held] = scorer.setting(Setting(config, base.cues))[held]
-        tables[str(fold)] = _weight_tables(config)
+        tables[str(fold)] = weight_tables(config)
     print("fitted fusion: nested done", file=sys.stderr, flush=True)
     return out, tables
 
@@ -241,15 +241,18 @@ _FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
 
 
 def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray, *,
-               focus: float | None = None, ks=RRF_K_GRID,
-               similarity: bool = False) -> RecallConfig:
+               focus: float | None = None, ks=RRF_K_GRID, similarity: bool = False,
+               l2: float = 0.01, metric_focus: bool = False,
+               any_focus: float | None = None) -> RecallConfig:
     """Weights fitted on ``train`` for each RRF k of ``ks``; the k whose fitted config
-    scores best on ``train`` (replayed) is kept."""
+    scores best on ``train`` (replayed) is kept. ``metric_focus``: ``focus`` only for the
+    questions scored by recall_all, ``any_focus`` for those scored by recall_any."""
     pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
     best: tuple[float, RecallConfig] | None = None
     for k in ks:
         config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
-                            cache=_FEATURES, focus=focus, similarity=similarity)
+                            cache=_FEATURES, focus=focus, similarity=similarity, l2=l2,
+                            focus_of=_metric_focus(focus, any_focus) if metric_focus else None)
         value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
         if best is None or value > best[0] + 1e-9:
             best = (value, config)
@@ -257,7 +260,14 @@ def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray, *,
     return best[1]
 
 
-def _weight_tables(config: RecallConfig) -> dict:
+def _metric_focus(all_focus: float | None, any_focus: float | None):
+    """A question's loss focus by the metric it is scored by."""
+    def focus_of(question) -> float | None:
+        return all_focus if metric_name(question.dataset).startswith("recall_all") else any_focus
+    return focus_of
+
+
+def weight_tables(config: RecallConfig) -> dict:
     return {"rrf_k": config.rrf_k, "fallback": dict(config.weights),
             **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
 
@@ -293,108 +303,7 @@ def run_protocol(units) -> dict:
             "final_config": final.config.model_dump(mode="json"),
             "final_cues": sorted(final.cues), "nested_decisions": decisions,
             "fitted_tables_per_fold": fitted_tables,
-            "fitted_tables_all_folds": _weight_tables(fitted_all.config), **tables}
-
-
-#: channels added after the shipped fit: second-hop search (hop, hop_dense), WordNet
-#: category members (kinds), dense over whole deposits (deposit), one hit per day
-#: (spread); each is judged by the rule as an addition to the shipped procedure
-NEW_CHANNELS = ("hop", "hop_dense", "kinds", "deposit", "spread")
-
-#: the fitted fusion's variants judged by the rule: (channels left out, loss focus, whether
-#: questions at more distractors than the base run (datasets "...-d300") are fitted on;
-#: without, they are only scored; optionally, whether the cosine is a fitted term). The
-#: first is the shipped procedure: every other is judged against it.
-FIT_VARIANTS = {
-    "shipped (fitted + said, all-evidence loss)": (NEW_CHANNELS, 1.0, False),
-    "fitted": (("said", *NEW_CHANNELS), None, False),
-    "fitted + said": (NEW_CHANNELS, None, False),
-    "shipped + d300 fitted": (NEW_CHANNELS, 1.0, True),
-    **{f"shipped + {c}": (tuple(x for x in NEW_CHANNELS if x != c), 1.0, False)
-       for c in NEW_CHANNELS},
-    "shipped + hop + hop_dense": (("kinds", "deposit", "spread"), 1.0, False),
-    "shipped + hop + deposit": (("hop_dense", "kinds", "spread"), 1.0, False),
-    "shipped + every new channel": ((), 1.0, False),
-    "shipped + deposit + d300 fitted": (("hop", "hop_dense", "kinds", "spread"), 1.0, True),
-    "shipped + every new channel + d300 fitted": ((), 1.0, True),
-    # the candidates' cosine with the question as one more fitted term of the score
-    "shipped + similarity": (NEW_CHANNELS, 1.0, False, True),
-    "shipped + every new channel + d300 fitted + similarity": ((), 1.0, True, True),
-}
-
-
-def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) -> int:
-    """Held-out questions whose weights under ``config`` give a channel their capture
-    lacks (captured before it existed) a weight > 0: their replay is not what live
-    recall would return, so a variant with any is not measured on them."""
-    count = 0
-    for i in np.flatnonzero(held):
-        captured = scorer.questions[i][1].captured
-        weights = weights_for(config, captured.query_class() if config.classify else None)
-        count += any(w > 0 and c not in captured.rankings for c, w in weights.items()
-                     if c != SIMILARITY)
-    return count
-
-
-def run_fitted(units, ks=RRF_K_GRID, variants=None) -> dict:
-    """The fitted fusion only (no knob elimination): each variant of `FIT_VARIANTS`
-    fitted without the fold it is scored on, judged by the rule against the first (the
-    shipped procedure), with the baselines in the same run."""
-    from cv_tables import category_table, dataset_table
-
-    started = time.perf_counter()
-    scorer = Scorer(units)
-    mismatches = scorer.replay_mismatches()
-    print(f"replay vs live recall (default config): {mismatches} of "
-          f"{len(scorer.questions)} questions differ", file=sys.stderr)
-    systems, tables, verdicts = {}, {}, {}
-    for name, (left_out, focus, fit_more, *more) in FIT_VARIANTS.items():
-        similarity = bool(more and more[0])
-        if variants and name not in variants and name != next(iter(FIT_VARIANTS)):
-            continue
-        channels = tuple(c for c in HYBRID.channels if c not in left_out)
-        base = Setting(HYBRID.model_copy(update={"channels": channels}))
-        out = np.zeros(len(scorer.datasets))
-        tables[name] = {}
-        fittable = fit_more | ~np.char.endswith(scorer.datasets.astype(str), "-d300")
-        for fold in np.unique(scorer.folds):
-            config = fit_fusion(scorer, base, fittable & (scorer.folds != fold), focus=focus,
-                                ks=ks, similarity=similarity)
-            held = scorer.folds == fold
-            out[held] = scorer.setting(Setting(config, base.cues))[held]
-            tables[name][str(fold)] = _weight_tables(config)
-            unmeasured = uncaptured_weighted(scorer, config, held)
-            if unmeasured:
-                print(f"WARNING {name}, fold {fold}: {unmeasured} held-out questions weight "
-                      "a channel their capture lacks", file=sys.stderr)
-        systems[f"graphmem {name} (nested)"] = out
-        every = fit_fusion(scorer, base, fittable, focus=focus, ks=ks, similarity=similarity)
-        tables[name]["all folds"] = _weight_tables(every)
-        print(f"{name}, fitted on every fold: {_weight_tables(every)}", file=sys.stderr)
-        print(f"{name}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr,
-              flush=True)
-    first = next(iter(systems.values()))
-    for name, scores in list(systems.items())[1:]:
-        result = verdict(fold_table(scores, scorer.datasets, scorer.folds),
-                         fold_table(first, scorer.datasets, scorer.folds))
-        verdicts[name] = {"keep": result.keep, "gain": result.mean_gain,
-                          "worst": result.worst_change, "reason": result.reason}
-        print(f"- {name} against {next(iter(systems))}: "
-              f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
-              f"{result.mean_gain:+.4f}; worst " + ", ".join(
-                  f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
-    systems.update({name: scorer.baseline(name) for name in BASELINES})
-    out_tables: dict = {}
-    for dataset in sorted(np.unique(scorer.datasets)):
-        text, figures = dataset_table(scorer, systems, str(dataset), metric_name(str(dataset)))
-        print("\n" + text)
-        out_tables[str(dataset)] = figures
-    if (scorer.datasets == "locomo").any():
-        text, figures = category_table(scorer, systems)
-        print("\n" + text)
-        out_tables["locomo_categories"] = figures
-    return {"replay_mismatches": mismatches, "questions": len(scorer.questions),
-            "verdicts": verdicts, "fitted_tables_per_fold": tables, **out_tables}
+            "fitted_tables_all_folds": weight_tables(fitted_all.config), **tables}
 
 
 def _plain_row(row: dict) -> dict:

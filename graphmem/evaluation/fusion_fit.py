@@ -21,7 +21,8 @@ May import graphmem.retrieval and graphmem.evaluation; nothing in the core impor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,8 @@ from graphmem.retrieval.fusion import SIMILARITY_DECIMALS
 
 __all__ = ["fit_config", "fit_weights", "question_features"]
 
+#: the loss's focus: one for every question (see `fit_weights`), or one per question
+Focus = float | None | Sequence[float | None]
 #: features are multiplied by this so that a first rank scores about 1 (fit conditioning)
 _SCALE = 60.0
 #: irrelevant candidates kept per question: those ranked best by any channel (the ones a
@@ -65,7 +68,7 @@ def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
 
 def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int, *,
                 prior: np.ndarray | None = None, l2: float = 0.01, steps: int = 300,
-                lr: float = 0.5, focus: float | None = None) -> np.ndarray:
+                lr: float = 0.5, focus: Focus = None) -> np.ndarray:
     """Non-negative weights minimising a pairwise logistic loss over ``examples``
     ((X, y, weight of the question)) plus ``l2 * |w - prior|^2``; max weight scaled to 1.
 
@@ -74,6 +77,10 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     loss is the soft maximum, over its relevant memories, of each one's mean pair loss,
     so the worst-placed relevant memory dominates: the loss of a metric that needs *all*
     of a question's evidence (recall_all). Small focus: the worst alone; large: the mean.
+    A negative number: the soft *minimum* (the best-placed relevant memory dominates: the
+    loss of a metric that needs *any* of it, recall_any). A sequence: one focus per
+    example (None among them: that question's pairs alike), so that each question's loss
+    follows the metric it is scored by.
     """
     pairs = _pairs(examples, x_width=n)
     prior = np.ones(n) if prior is None else prior
@@ -84,14 +91,15 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     prior = np.where(silent, 0.0, prior)
     if pairs is None or silent.all():
         return prior / max(prior.max(), 1e-12)
-    d, pw, group, group_q, per_group = pairs
+    d, pw, group, group_q, per_group, kept = pairs
+    tau = _temperatures(focus, kept)
     w = prior.astype(float).copy()
     m, v = np.zeros(n), np.zeros(n)
     for t in range(1, steps + 1):  # Adam with projection onto w >= 0
         margin = d @ w
         coef = pw * _sigmoid(-margin)
-        if focus is not None:
-            coef = coef * _soft_worst(margin, group, group_q, per_group, focus)[group]
+        if tau is not None:
+            coef = coef * _soft_worst(margin, group, group_q, per_group, tau)[group]
         g = -(d * coef[:, None]).sum(0) + 2 * l2 * (w - prior)
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
@@ -110,17 +118,31 @@ def _fires(examples, n: int) -> np.ndarray:
     return out
 
 
+def _temperatures(focus: Focus, kept: np.ndarray) -> np.ndarray | None:
+    """Per kept question, the temperature of its soft maximum (inf: its pairs alike);
+    None when every question's pairs count alike."""
+    if focus is None:
+        return None
+    if isinstance(focus, (int, float)):
+        return np.full(len(kept), float(focus))
+    per_example = np.array([np.inf if f is None else float(f) for f in focus])
+    return None if np.isinf(per_example).all() else per_example[kept]
+
+
 def _pairs(examples, x_width: int):
     """Every question's (relevant - hard irrelevant) feature differences, with each
     pair's weight (a question's weight shared by its pairs), its relevant memory's group
-    number, each group's question and the number of relevant memories per question."""
+    number, each group's question, the number of relevant memories per question and the
+    index of each question among ``examples`` (those without a pair are left out)."""
     diffs, pair_w, groups, group_q = [], [], [], []
     n_pos: list[int] = []
+    kept: list[int] = []
     n_groups = 0
-    for x, y, weight in examples:
+    for index, (x, y, weight) in enumerate(examples):
         pos, neg = x[y], x[~y]
         if len(pos) == 0 or len(neg) == 0:
             continue
+        kept.append(index)
         neg = neg[np.argsort(-neg.max(axis=1), kind="stable")[:HARD_NEGATIVES]]
         d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x_width)
         diffs.append(d)
@@ -133,17 +155,18 @@ def _pairs(examples, x_width: int):
         return None
     pw = np.concatenate(pair_w)
     return (np.concatenate(diffs), pw / pw.sum(), np.concatenate(groups),
-            np.concatenate(group_q), np.array(n_pos, float))
+            np.concatenate(group_q), np.array(n_pos, float), np.array(kept, int))
 
 
 def _soft_worst(margin: np.ndarray, group: np.ndarray, group_q: np.ndarray,
-                per_question: np.ndarray, focus: float) -> np.ndarray:
+                per_question: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """Per relevant memory, its share of its question's loss under the soft maximum
-    (softmax of its mean pair loss / focus), times the question's count of relevant
+    (softmax of its mean pair loss / its question's temperature ``tau``: negative for a
+    soft minimum, inf for equal shares), times the question's count of relevant
     memories (so that equal losses give every pair weight 1, as without focus)."""
     counts = np.bincount(group)
     loss = np.bincount(group, np.logaddexp(0.0, -margin)) / counts
-    z = loss / focus
+    z = loss / tau[group_q]
     top = np.full(len(per_question), -np.inf)
     np.maximum.at(top, group_q, z)
     e = np.exp(z - top[group_q])
@@ -157,10 +180,12 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
                l2: float = 0.01, cache: dict | None = None,
-               focus: float | None = None, similarity: bool = False) -> RecallConfig:
+               focus: float | None = None, similarity: bool = False,
+               focus_of: Callable[[Any], float | None] | None = None) -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
     questions in ``within``; channels that ship off (not in ``base.channels``) stay off.
-    ``similarity``: the candidates' cosine is fitted as one more term ("similarity")."""
+    ``similarity``: the candidates' cosine is fitted as one more term ("similarity").
+    ``focus_of``: each question's focus (see `fit_weights`), instead of ``focus`` for all."""
     channels = list(base.channels)
     columns = channels + [SIMILARITY] if similarity else channels
     datasets = [q.dataset for q, _ in questions]
@@ -180,12 +205,17 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
             cache[key] = (x, y)
         x, y = cache[key]
         example = (x, y, 1.0 / per_dataset[q.dataset])
-        pooled.append(example)
-        by_kind[q.captured.query_class(cues).kind].append(example)
-    shared = fit_weights(pooled, len(columns), l2=l2, focus=focus)
-    kind_weights = {kind: _table(columns, fit_weights(examples, len(columns), prior=shared,
-                                                      l2=l2, focus=focus)
-                                 if examples else shared)
+        kind = q.captured.query_class(cues).kind
+        one = focus if focus_of is None else focus_of(q)
+        pooled.append((example, one))
+        by_kind[kind].append((example, one))
+
+    def fit(examples, prior=None):
+        return fit_weights([e for e, _ in examples], len(columns), prior=prior, l2=l2,
+                           focus=focus if focus_of is None else [f for _, f in examples])
+
+    shared = fit(pooled)
+    kind_weights = {kind: _table(columns, fit(examples, prior=shared) if examples else shared)
                     for kind, examples in by_kind.items()}
     return base.model_copy(update={"weights": _table(columns, shared),
                                    "kind_weights": kind_weights})

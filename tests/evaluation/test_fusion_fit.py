@@ -92,3 +92,18 @@ def test_a_silent_channel_stays_at_zero_when_every_channel_is_silent():
     x = np.zeros((4, 2))
     y = np.array([True, False, False, False])
     assert (fit_weights([(x, y, 1.0)], 2) == 0).all()
+
+
+def test_the_soft_minimum_favours_the_channel_that_puts_some_relevant_one_first():
+    examples = _two_evidence_examples(np.random.default_rng(1))
+    all_evidence = fit_weights(examples, 2, focus=0.1)
+    any_evidence = fit_weights(examples, 2, focus=-0.1)
+    assert any_evidence[0] / max(any_evidence[1], 1e-9) > all_evidence[0] / max(all_evidence[1], 1e-9)
+
+
+def test_one_focus_per_question_is_the_shared_focus_when_they_agree():
+    examples = _two_evidence_examples(np.random.default_rng(2), n_questions=20)
+    shared = fit_weights(examples, 2, focus=0.5)
+    each = fit_weights(examples, 2, focus=[0.5] * len(examples))
+    assert np.allclose(shared, each)
+    assert np.allclose(fit_weights(examples, 2), fit_weights(examples, 2, focus=[None] * 20))

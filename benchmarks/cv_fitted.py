@@ -1,0 +1,183 @@
+"""The fitted fusion's variants, each judged by the rule against the shipped procedure.
+
+    run_fitted(units, ks, variants, against) -> results (JSON-ready), markdown tables
+
+Each variant of `FIT_VARIANTS` is a way of fitting the channel weights
+(`graphmem.evaluation.fusion_fit`): which channels it may weigh, the loss, whether the
+units captured at more distractors ("...-d300" datasets) are fitted on or only scored,
+the pull towards the table fitted on every kind. For every held-out fold the variant is
+fitted on the other folds and scored on the held-out one (nested); the rule
+(`graphmem.evaluation.crossval.verdict`) then judges it against ``against`` (by default
+`SHIPPED`, the procedure `graphmem.retrieval.config.DEFAULT_KIND_WEIGHTS` comes from).
+The shipped table itself, fitted on earlier captures of most of these units, is scored
+beside them for reference (not nested), with the BM25, dense and RRF baselines.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from cv_report import BASELINES, Scorer, fit_fusion, metric_name, weight_tables
+from graphmem.evaluation.crossval import fold_table, verdict
+from graphmem.evaluation.knobs import RRF_K_GRID, Setting
+from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, weights_for
+
+#: channels added after the first fit: second-hop search (hop, hop_dense), WordNet
+#: category members (kinds), dense over whole deposits (deposit), one hit per day (spread)
+NEW_CHANNELS = ("hop", "hop_dense", "kinds", "deposit", "spread")
+
+
+@dataclass(frozen=True)
+class FitVariant:
+    """One way of fitting the fusion."""
+
+    left_out: tuple[str, ...] = ()  # channels held at weight 0
+    focus: float | None = 1.0  # the loss's focus (fusion_fit.fit_weights); None: pairwise
+    fit_more: bool = False  # fit on the units at more distractors too, not only score them
+    similarity: bool = False  # the candidate's cosine as one more fitted term
+    l2: float = 0.01  # pull of each kind's table towards the table fitted on every kind
+    metric_focus: bool = False  # ``focus`` only for recall_all questions ...
+    any_focus: float | None = None  # ... and this for recall_any ones (< 0: soft minimum)
+    rrf_ks: tuple[int, ...] | None = None  # the RRF k grid it chooses from (None: the run's)
+
+
+#: the procedure the shipped table comes from: every channel, the all-evidence loss, the
+#: 300-distractor items fitted on
+SHIPPED = "shipped + every new channel + d300 fitted"
+
+FIT_VARIANTS: dict[str, FitVariant] = {
+    "previous fit (said, all-evidence loss)": FitVariant(NEW_CHANNELS),
+    "fitted": FitVariant(("said", *NEW_CHANNELS), None),
+    "fitted + said": FitVariant(NEW_CHANNELS, None),
+    "shipped + d300 fitted": FitVariant(NEW_CHANNELS, fit_more=True),
+    **{f"shipped + {c}": FitVariant(tuple(x for x in NEW_CHANNELS if x != c))
+       for c in NEW_CHANNELS},
+    "shipped + hop + hop_dense": FitVariant(("kinds", "deposit", "spread")),
+    "shipped + hop + deposit": FitVariant(("hop_dense", "kinds", "spread")),
+    "shipped + every new channel": FitVariant(),
+    "shipped + deposit + d300 fitted": FitVariant(("hop", "hop_dense", "kinds", "spread"),
+                                                  fit_more=True),
+    SHIPPED: FitVariant(fit_more=True),
+    # the candidates' cosine with the question as one more fitted term of the score
+    "shipped + similarity": FitVariant(NEW_CHANNELS, similarity=True),
+    "shipped + every new channel + d300 fitted + similarity": FitVariant(
+        fit_more=True, similarity=True),
+    # each question's loss follows its metric: the all-evidence loss for recall_all
+    # (LoCoMo); for recall_any (PrefEval) every relevant memory's pairs alike, or the
+    # soft minimum (the best-placed relevant memory counts most)
+    "shipped + metric loss": FitVariant(
+        fit_more=True, metric_focus=True, any_focus=None),
+    "shipped + metric loss (soft min)": FitVariant(
+        fit_more=True, metric_focus=True, any_focus=-1.0),
+    # each kind's table pulled harder towards the table fitted on every kind: a question
+    # the classifier sends to a kind fitted on another benchmark's questions keeps more of
+    # the shared weights
+    **{f"shipped + l2 {l2:g}": FitVariant(fit_more=True, l2=l2)
+       for l2 in (0.003, 0.03, 0.1, 0.3, 1.0)},
+    "shipped + metric loss + l2 0.1": FitVariant(
+        fit_more=True, metric_focus=True, l2=0.1),
+    # the RRF k chosen on the training folds from a grid (the shipped procedure fixes 10)
+    "shipped + k from 3/10/30": FitVariant(fit_more=True, rrf_ks=(3, 10, 30)),
+}
+
+
+def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) -> int:
+    """Held-out questions whose weights under ``config`` give a channel their capture
+    lacks (captured before it existed) a weight > 0: their replay is not what live
+    recall would return, so a variant with any is not measured on them."""
+    count = 0
+    for i in np.flatnonzero(held):
+        captured = scorer.questions[i][1].captured
+        weights = weights_for(config, captured.query_class() if config.classify else None)
+        count += any(w > 0 and c not in captured.rankings for c, w in weights.items()
+                     if c != SIMILARITY)
+    return count
+
+
+def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> RecallConfig:
+    """``variant`` fitted on the questions in ``train``."""
+    channels = tuple(c for c in HYBRID.channels if c not in variant.left_out)
+    base = Setting(HYBRID.model_copy(update={"channels": channels}))
+    return fit_fusion(scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
+                      similarity=variant.similarity, l2=variant.l2,
+                      metric_focus=variant.metric_focus, any_focus=variant.any_focus)
+
+
+def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks
+                   ) -> tuple[np.ndarray, dict]:
+    """Per question, its score under ``variant`` fitted without its fold; the tables."""
+    out = np.zeros(len(scorer.datasets))
+    tables = {}
+    fittable = variant.fit_more | ~np.char.endswith(scorer.datasets.astype(str), "-d300")
+    for fold in np.unique(scorer.folds):
+        config = fit_variant(scorer, variant, fittable & (scorer.folds != fold), ks)
+        held = scorer.folds == fold
+        out[held] = scorer.setting(Setting(config))[held]
+        tables[str(fold)] = weight_tables(config)
+        unmeasured = uncaptured_weighted(scorer, config, held)
+        if unmeasured:
+            print(f"WARNING {name}, fold {fold}: {unmeasured} held-out questions weight "
+                  "a channel their capture lacks", file=sys.stderr)
+    every = fit_variant(scorer, variant, fittable, ks)
+    tables["all folds"] = weight_tables(every)
+    print(f"{name}, fitted on every fold: {weight_tables(every)}", file=sys.stderr)
+    return out, tables
+
+
+def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED) -> dict:
+    """Each variant (all of `FIT_VARIANTS` if ``variants`` is None) fitted without the
+    fold it is scored on, judged by the rule against ``against``, with the shipped table
+    and the baselines in the same run."""
+    from cv_tables import category_table, dataset_table
+
+    started = time.perf_counter()
+    scorer = Scorer(units)
+    mismatches = scorer.replay_mismatches()
+    print(f"replay vs live recall (default config): {mismatches} of "
+          f"{len(scorer.questions)} questions differ", file=sys.stderr)
+    names = [against, *[n for n in (variants or FIT_VARIANTS) if n != against]]
+    unknown = [n for n in names if n not in FIT_VARIANTS]
+    if unknown:
+        raise SystemExit(f"unknown variants {unknown}; known: {list(FIT_VARIANTS)}")
+    systems, tables, verdicts = {}, {}, {}
+    for name in names:
+        systems[f"graphmem {name} (nested)"], tables[name] = nested_variant(
+            scorer, name, FIT_VARIANTS[name], ks)
+        summary = fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
+                             scorer.folds).summary()
+        print(f"{name}: done in {time.perf_counter() - started:.0f} s; mean / worst fold: "
+              + ", ".join(f"{d} {m:.3f} / {w:.3f}" for d, (m, w) in summary.items()),
+              file=sys.stderr, flush=True)
+    reference = fold_table(systems[f"graphmem {against} (nested)"], scorer.datasets,
+                           scorer.folds)
+    for name in names[1:]:
+        result = verdict(fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
+                                    scorer.folds), reference)
+        verdicts[name] = {"keep": result.keep, "gain": result.mean_gain,
+                          "worst": result.worst_change, "reason": result.reason}
+        print(f"- {name} against {against}: "
+              f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
+              f"{result.mean_gain:+.4f}; worst " + ", ".join(
+                  f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
+    systems["graphmem shipped table (fitted before, not nested)"] = scorer.setting(
+        Setting(HYBRID))
+    systems.update({name: scorer.baseline(name) for name in BASELINES})
+    out_tables: dict = {}
+    for dataset in sorted(np.unique(scorer.datasets)):
+        text, figures = dataset_table(scorer, systems, str(dataset), metric_name(str(dataset)))
+        print("\n" + text)
+        out_tables[str(dataset)] = figures
+    if (scorer.datasets == "locomo").any():
+        text, figures = category_table(scorer, systems)
+        print("\n" + text)
+        out_tables["locomo_categories"] = figures
+    return {"replay_mismatches": mismatches, "questions": len(scorer.questions),
+            "against": against, "verdicts": verdicts, "fitted_tables_per_fold": tables,
+            "scores": {"questions": [[q.dataset, q.fold, q.unit, i] for i, (_, q)
+                                     in enumerate(scorer.questions)],
+                       **{n: s.tolist() for n, s in systems.items()}},
+            **out_tables}
