@@ -73,13 +73,14 @@ class Upkeep(Querying):
             rows = self.query("memory/claims_kept", {"ns": ns})
             done[ns] = 0
             for lo in range(0, len(rows), batch):
-                kept = detector.to_keep(rows[lo:lo + batch])
+                chunk = rows[lo:lo + batch]
+                kept = detector.to_keep(chunk)
                 if kept:
                     self._views.guarded(ns, "memory/set_claims", {"rows": kept},
                                         local=_with_claims(kept))
                 done[ns] += len(kept)
                 if progress:
-                    progress(ns, lo + len(rows[lo:lo + batch]))
+                    progress(ns, lo + len(chunk))
         return done
 
     def check(self) -> list[str]:

@@ -177,16 +177,13 @@ class SupersessionDetector:
         whose kept claims are missing or were read another way (another release), each
         with the claims to keep now (``id``, ``claims``); their wordings are parsed in one
         batch."""
-        def wordings(row: Mapping) -> list[str]:
-            return list(dict.fromkeys(row.get("variants") or [row["text"]]))
-
-        stale = [r for r in rows
-                 if not set(wordings(r)) <= stored_claims.decode(r.get("claims")).keys()]
-        read = self.claims(w for r in stale for w in wordings(r))
-        by_text = dict(zip((w for r in stale for w in wordings(r)), read))
-        return [{"id": r["id"], "claims": stored_claims.encode({w: by_text[w]
-                                                                for w in wordings(r)})}
-                for r in stale]
+        stale = [(r["id"], words) for r in rows
+                 for words in [list(dict.fromkeys(r.get("variants") or [r["text"]]))]
+                 if not set(words) <= stored_claims.decode(r.get("claims")).keys()]
+        read = dict(zip((w for _, words in stale for w in words),
+                        self.claims(w for _, words in stale for w in words)))
+        return [{"id": mid, "claims": stored_claims.encode({w: read[w] for w in words})}
+                for mid, words in stale]
 
     def is_event(self, text: str) -> bool:
         """An action or an utterance: true once it happened, never replaced."""

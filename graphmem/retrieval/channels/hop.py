@@ -33,9 +33,9 @@ class Hop:
         # cost more than the search at a million memories)
         found = ctx.text_index.search_words(" ".join([query.text, *terms]),
                                             depth + len(seeds), ctx.owned)
+        beyond = [m for m in found if m not in seeds][:depth]
         records = ctx.view.records
-        return [m for m in [m for m in found if m not in seeds][:depth]
-                if not records[m].forgotten]
+        return [m for m in beyond if not records[m].forgotten]
 
 
 CHANNEL = Hop()
