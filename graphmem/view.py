@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import insort
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import AbstractSet, Callable, Iterable, Sequence
+from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from graphmem.embed import DIMENSION
 from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
+from graphmem.view_rows import NO_TIME, RowColumns
 
 
 #: memories read from the store per page of a catch-up (a first read of a large
@@ -116,6 +117,12 @@ class NamespaceView:
         # one being trained on a thread meanwhile (or to replace a stale one)
         self._coarse: vector_index.CoarseIndex | None = None
         self._training: vector_index.Training | None = None
+        # forgotten, time and has-siblings by row: what rankings read of many memories
+        # without making their records (`graphmem.view_rows`)
+        self._columns = RowColumns()
+        # a view restored from a snapshot: the rows of the memories it held then, read
+        # without making their records (None: every record is made, read its row)
+        self._positions: Mapping[str, int] | None = None
 
     # -- keeping in step ----------------------------------------------------------
 
@@ -227,6 +234,7 @@ class NamespaceView:
         record.affiliated = set(row.get("affiliated") or [])
         record.conflicts = set(row.get("conflicts") or [])
         self._index_mentions(record, [m for m in row.get("mentions") or [] if m.get("id")])
+        self._note(record)
         for listener in self._listeners:
             listener(record)
         return record
@@ -242,8 +250,13 @@ class NamespaceView:
             for name, value in fields.items():
                 setattr(record, name, value)
             record.seq = seq
+            self._note(record)
             for listener in self._listeners:
                 listener(record)
+
+    def _note(self, record: MemoryRecord) -> None:
+        self._columns.note(record.row, forgotten=record.forgotten, t=record.t,
+                           linked=bool(record.affiliated))
 
     def _index_mentions(self, record: MemoryRecord, mentions: list[dict]) -> None:
         for m in mentions:
@@ -298,13 +311,38 @@ class NamespaceView:
     def id_at(self, row: int) -> str:
         return self._ids[row]
 
+    def row_of(self, memory_id: str) -> int:
+        """The memory's row (KeyError if the view does not hold it), without making its
+        record where it need not."""
+        if self._positions is not None:
+            row = self._positions.get(memory_id)
+            if row is not None:
+                return row
+        return self.records[memory_id].row
+
+    def is_forgotten(self, memory_id: str) -> bool:
+        return bool(self._columns.forgotten[self.row_of(memory_id)])
+
+    def time_of(self, memory_id: str) -> int | None:
+        """The memory's time (epoch ms), None if it has none."""
+        return self._columns.time(self.row_of(memory_id))
+
+    def times_at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(times, rows) of those of ``rows`` whose memory has a time, in their order."""
+        times = self._columns.t[rows]
+        keep = times != NO_TIME
+        return times[keep], rows[keep]
+
+    def has_siblings(self, memory_id: str) -> bool:
+        """Whether the memory has AFFILIATED siblings (owned by anyone, forgotten or not)."""
+        return bool(self._columns.linked[self.row_of(memory_id)])
+
     def vector(self, memory_id: str) -> np.ndarray:
-        return self._matrix[self.records[memory_id].row]
+        return self._matrix[self.row_of(memory_id)]
 
     def vectors(self, memory_ids: Sequence[str]) -> np.ndarray:
         """The vectors of ``memory_ids``, one row each, in their order (a copy)."""
-        records = self.records
-        rows = np.fromiter((records[m].row for m in memory_ids), dtype=np.int64,
+        rows = np.fromiter((self.row_of(m) for m in memory_ids), dtype=np.int64,
                            count=len(memory_ids))
         return self._matrix[rows]
 
@@ -420,8 +458,9 @@ class NamespaceView:
         k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        hits = [(self._ids[candidates[i]], float(scores[i])) for i in top]
-        return [(mid, s) for mid, s in hits if not self.records[mid].forgotten]
+        forgotten = self._columns.forgotten
+        return [(self._ids[candidates[i]], float(scores[i])) for i in top
+                if not forgotten[candidates[i]]]
 
     def _half_scores(self, vector: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         """Approximate cosines from the half-precision copy (torch has the fast kernel)."""

@@ -84,3 +84,30 @@ def test_asserted_rows_follow_every_change_of_asserted_by(changes):
     for agent in "abc":
         expected = sorted(view.records[m].row for m, who in latest.items() if agent in who)
         assert view.asserted_rows(agent).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.booleans(), st.none() | st.integers(0, 10**12),
+                          st.sets(st.integers(0, 7), max_size=2), st.booleans()),
+                min_size=1, max_size=40))
+def test_row_columns_say_what_the_records_say(changes):
+    """Forgotten, time and has-siblings by row follow every upsert and every applied
+    change, as the records do."""
+    vectors = _unit(np.random.default_rng(2), 8)
+    view = NamespaceView("test")
+    for seq, (i, forgotten, t, siblings, applied) in enumerate(changes, start=1):
+        mid = f"m{i}"
+        if applied and mid in view.records:
+            view.apply([mid], seq, forgotten=forgotten, t=t)
+        else:
+            view.upsert({**_row(mid, vectors[i], ["a"], seq=seq), "forgotten": forgotten,
+                         "t": t, "affiliated": [f"m{j}" for j in siblings if j != i]})
+    for mid, record in view.records.items():
+        assert view.row_of(mid) == record.row
+        assert (view.is_forgotten(mid), view.time_of(mid), view.has_siblings(mid)) == \
+            (record.forgotten, record.t, bool(record.affiliated))
+    rows = view.owned_rows("a")
+    times, timed = view.times_at(rows)
+    assert [(view.id_at(r), t) for r, t in zip(timed.tolist(), times.tolist())] == \
+        [(view.id_at(r), view.records[view.id_at(r)].t) for r in rows.tolist()
+         if view.records[view.id_at(r)].t is not None]

@@ -59,7 +59,7 @@ def affiliated_ranking(view: NamespaceView, agent: str, qvec: np.ndarray,
     chosen: list[str] = []
     for mid in pool:
         near = [x for x in view.records[mid].affiliated
-                if x not in seen and view.owns(agent, x) and not view.records[x].forgotten]
+                if x not in seen and view.owns(agent, x) and not view.is_forgotten(x)]
         for x in by_similarity(view, near, qvec)[:cap]:
             seen.add(x)
             chosen.append(x)
@@ -101,12 +101,12 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     weights = weights_for(config, query.kind if config.classify else None)
     ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
     # forgotten (and deleted) memories are out of recall, whichever channel found them
-    rankings = {name: [m for m in ranked if not view.records[m].forgotten]
+    rankings = {name: [m for m in ranked if not view.is_forgotten(m)]
                 for name, ranked in run_channels(ctx, query, config, weights).items()}
     # ties go by storage order, not by the random memory ids: the same deposits rank
     # the same in every process
     def stored(mid: str) -> int:
-        return view.records[mid].row
+        return view.row_of(mid)
 
     def similar(ids: list[str]) -> dict[str, float]:
         return similarities(view, ids, query.vector)

@@ -15,7 +15,7 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
     order the memories were stored (never the order of a set, which varies by process)."""
     if not ids:
         return []
-    ids = sorted(ids, key=lambda mid: view.records[mid].row)
+    ids = sorted(ids, key=view.row_of)
     with one_blas_thread():
         scores = view.vectors(ids) @ qvec
     order = np.argsort(-scores, kind="stable")
@@ -26,7 +26,7 @@ def similarities(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> d
     """Cosine of each memory to the query (one stacked product, in storage order)."""
     if not ids:
         return {}
-    ids = sorted(ids, key=lambda mid: view.records[mid].row)
+    ids = sorted(ids, key=view.row_of)
     with one_blas_thread():
         scores = view.vectors(ids) @ qvec
     return {mid: float(s) for mid, s in zip(ids, scores)}

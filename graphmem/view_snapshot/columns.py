@@ -28,6 +28,7 @@ from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.vector_index import CoarseIndex
 from graphmem.view import MemoryRecord, NamespaceView
+from graphmem.view_rows import RowColumns
 from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
                                          write_json_column)
 
@@ -67,7 +68,7 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 #: view attributes of agent -> rows (int lists), kept as one array each
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
-VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training")
+VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
 BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live")
 BM25_INDEXES = ("index", "words")
 
@@ -118,8 +119,10 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
         _save_rows(directory, f"view.{name}", getattr(view, name))
     if view._coarse is not None:
         np.save(directory / "view.ivf.npy", view._coarse.to_bytes(), allow_pickle=False)
+    for name, column in view._columns.arrays(len(view._ids)).items():
+        np.save(directory / f"view.row.{name}.npy", column, allow_pickle=False)
     skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
-            "_owned_cache", "_asserted_cache"}
+            "_owned_cache", "_asserted_cache", "_columns"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
 
 
@@ -134,6 +137,11 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     records.seqs = load_array(directory / "view.seqs.npy")
     if len(view._ids) != len(records.seqs):
         raise ValueError("records and sequence column disagree")
+    view._positions = records._position  # keys in row order: a position is a row
+    view._columns = RowColumns(*(load_array(directory / f"view.row.{name}.npy")
+                                 for name in ("forgotten", "t", "linked")))
+    if len(view._columns.t) != len(view._ids):
+        raise ValueError("records and row columns disagree")
     for name in VIEW_ROWS:
         setattr(view, name, _load_rows(directory, f"view.{name}"))
     ids = view._ids

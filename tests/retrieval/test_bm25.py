@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.bm25 import BM25Index, _top_order
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
@@ -183,3 +184,18 @@ def test_cjk_runs_become_character_bigrams():
 def test_tokenize_is_lowercase_and_total(text):
     for term in tokenize(text):
         assert term == term.lower() and term and " " not in term
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 600),
+       size=st.sampled_from([50, 70_000, 300_000]), distinct=st.sampled_from([3, 40, 0]))
+def test_the_top_k_is_the_full_sorts_head_whether_the_cut_is_sampled_or_not(
+        seed, k, size, distinct):
+    """The k best (score, then earlier slot), the same as sorting every match, for lists
+    long enough to be cut from a sample, with few distinct scores (wide ties) or none."""
+    rng = np.random.default_rng(seed)
+    scores = (rng.integers(1, distinct + 1, size).astype(np.float64) if distinct
+              else rng.gamma(2.0, 1.0, size))
+    slots = np.sort(rng.choice(10 * size, size, replace=False))
+    expected = np.lexsort((slots, -scores))[:k]
+    assert _top_order(scores, slots, k).tolist() == expected.tolist()

@@ -44,7 +44,10 @@ def _apply(view, batch, start):
 
 
 def _answers(view, text_index):
-    out = {"ids": list(view._ids), "records": {m: vars(r) for m, r in view.records.items()},
+    # the row columns first: they answer without making a restored view's records
+    columns = {m: (view.row_of(m), view.is_forgotten(m), view.time_of(m),
+                   view.has_siblings(m)) for m in view._ids}
+    out = {"ids": list(view._ids), "columns": columns, "records": {m: vars(r) for m, r in view.records.items()},
            "arcs": {e: view.arc(e) for e in ("e1", "e2", "e3")},
            "mentioning": {e: view.mentioning(e) for e in ("e1", "e2", "e3")},
            "preferences": text_index.preferences}

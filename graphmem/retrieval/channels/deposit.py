@@ -21,6 +21,7 @@ then by text.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,12 +55,9 @@ class Deposit:
         own = similarities(view, {x for g in groups.values() for x in g}, query.vector)
         mean = {m: round(own[m] if len(g) == 1 else math.fsum(own[x] for x in g) / len(g),
                          DECIMALS) for m, g in groups.items()}
-        records = view.records
-        order = sorted(groups, key=lambda m: (-mean[m], -round(own[m], DECIMALS),
-                                              records[m].text, records[m].row))
         listed: list[str] = []
         covered: set[str] = set()
-        for mid in order:
+        for mid in _ordered(view, groups, mean, own):
             if mid in covered:
                 continue
             listed.append(mid)
@@ -69,15 +67,24 @@ class Deposit:
         return listed
 
 
+def _ordered(view: NamespaceView, groups: dict[str, list[str]], mean: dict[str, float],
+             own: dict[str, float]) -> list[str]:
+    """By mean, then by the member's own similarity; equal ones (rare) by text, then
+    row. Only those are read for their text: a record is made when first read."""
+    key = {m: (-mean[m], -round(own[m], DECIMALS)) for m in groups}
+    tied = {k for k, n in Counter(key.values()).items() if n > 1}
+    records = view.records
+    return sorted(groups, key=lambda m: (*key[m], records[m].text, view.row_of(m))
+                  if key[m] in tied else (*key[m], "", 0))
+
+
 def group_of(view: NamespaceView, owned, mid: str) -> list[str]:
     """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten (in no
     particular order: a group is summed exactly and covered as a set)."""
-    records = view.records
-    siblings = records[mid].affiliated
-    if not siblings:
+    if not view.has_siblings(mid):
         return [mid]
-    return [mid, *(x for x in siblings
-                   if x in owned and x in records and not records[x].forgotten)]
+    return [mid, *(x for x in view.records[mid].affiliated
+                   if x in owned and x in view.records and not view.is_forgotten(x))]
 
 
 def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict[str, float]:
@@ -85,7 +92,7 @@ def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict
     precision (the same value whatever other rows are scored with it)."""
     if not ids:
         return {}
-    order = sorted(ids, key=lambda m: view.records[m].row)
+    order = sorted(ids, key=view.row_of)
     stacked = view.vectors(order).astype(np.float64)
     scores = (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
     return dict(zip(order, scores.tolist()))

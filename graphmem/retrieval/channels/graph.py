@@ -22,7 +22,7 @@ class Graph:
         view, hits = ctx.view, dict[str, int]()
         for entity_id in query.entity_ids:
             for mid in view.mentioning(entity_id) & ctx.owned:
-                if not view.records[mid].forgotten:
+                if not view.is_forgotten(mid):
                     hits[mid] = hits.get(mid, 0) + 1
         if not hits:
             return []

@@ -34,8 +34,7 @@ class Hop:
         found = ctx.text_index.search_words(" ".join([query.text, *terms]),
                                             depth + len(seeds), ctx.owned)
         beyond = [m for m in found if m not in seeds][:depth]
-        records = ctx.view.records
-        return [m for m in beyond if not records[m].forgotten]
+        return [m for m in beyond if not ctx.view.is_forgotten(m)]
 
 
 CHANNEL = Hop()

@@ -36,7 +36,7 @@ class Kinds:
             rows = np.intersect1d(view.owned_rows(ctx.agent), said, assume_unique=True)
             allowed = {view.id_at(int(r)) for r in rows}
         found = ctx.text_index.search_words(" ".join(members), depth, allowed)
-        return [m for m in found if not view.records[m].forgotten]
+        return [m for m in found if not view.is_forgotten(m)]
 
 
 CHANNEL = Kinds()

@@ -33,7 +33,7 @@ class Spread:
         days: set[int] = set()
         out: list[str] = []
         for mid, _ in found:
-            t = view.records[mid].t
+            t = view.time_of(mid)
             if t is not None:
                 if t // _DAY_MS in days:
                     continue

@@ -30,7 +30,9 @@ class Time:
             on_arcs = [(t, mid) for e in query.entity_ids for t, mid in view.arc(e)
                        if mid in owned]
         else:
-            on_arcs = [(t, m) for m in owned if (t := view.records[m].t) is not None]
+            rows = view.owned_rows(ctx.agent)
+            times, rows = view.times_at(rows)
+            on_arcs = list(zip(times.tolist(), map(view.id_at, rows.tolist())))
         on_arcs = sorted(set(on_arcs))
         if intent.span is not None:
             lo, hi = _ms(intent.span.start), _ms(intent.span.end)
@@ -45,7 +47,7 @@ class Time:
             ranked = by_similarity(view, [mid for _, mid in on_arcs], query.vector)
             if not ranked:
                 return []
-            anchor_t = view.records[ranked[0]].t
+            anchor_t = view.time_of(ranked[0])
             assert anchor_t is not None  # every memory on an arc has a time
             side = [(t, mid) for t, mid in on_arcs
                     if (t < anchor_t if intent.relation == "before" else t > anchor_t)]
