@@ -252,7 +252,7 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
         state = _Unpickler(io.BufferedReader(handle)).load()
     view = NamespaceView(ns)
     snapshot_columns.load_view(directory, view, state["view"])
-    view._matrix = load_array(directory / VECTORS_FILE)
+    view._matrix = load_array(directory / VECTORS_FILE, populate=True)  # rescored at random
     view._half = load_array(directory / HALF_FILE)
     if view._matrix.dtype != np.float32 or view._half.shape != view._matrix.shape \
             or len(view._matrix) < len(view):

@@ -138,7 +138,7 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     if len(view._ids) != len(records.seqs):
         raise ValueError("records and sequence column disagree")
     view._positions = records._position  # keys in row order: a position is a row
-    view._columns = RowColumns(*(load_array(directory / f"view.row.{name}.npy")
+    view._columns = RowColumns(*(load_array(directory / f"view.row.{name}.npy", populate=True)
                                  for name in ("forgotten", "t", "linked")))
     if len(view._columns.t) != len(view._ids):
         raise ValueError("records and row columns disagree")

@@ -23,6 +23,8 @@ graphmem.
 from __future__ import annotations
 
 import json
+import mmap
+import sys
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -58,9 +60,34 @@ def read_json_column(directory: Path, name: str) -> "JsonColumn":
                       load_array(directory / f"{name}.off.npy"))
 
 
-def load_array(path: Path) -> np.ndarray:
-    """An ``.npy`` file mapped copy-on-write (a plain ndarray, never a pickle)."""
-    return np.load(path, mmap_mode="c", allow_pickle=False).view(np.ndarray)
+def load_array(path: Path, *, populate: bool = False) -> np.ndarray:
+    """An ``.npy`` file mapped copy-on-write (a plain ndarray, never a pickle).
+
+    ``populate``: every page is mapped now, for an array read at random rows. The first
+    read of a mapped page costs a fault; a recall at a million memories reads about 700
+    vectors at random, and on this machine (a virtual one) those faults cost 7-40 ms a
+    recall against 0.4 ms once mapped (1.5 GB of vectors map in 0.3 s). The pages stay
+    the kernel's, shared with other processes and reclaimable: no private memory."""
+    mapped = np.load(path, mmap_mode="c", allow_pickle=False)
+    if populate and isinstance(mapped, np.memmap):
+        _populate(mapped)
+    return mapped.view(np.ndarray)
+
+
+#: Linux's MADV_POPULATE_READ (5.14 on; Python's mmap module names it from 3.13)
+_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
+
+
+def _populate(mapped: np.memmap) -> None:
+    handle = getattr(mapped, "_mmap", None)
+    if handle is None or not sys.platform.startswith("linux"):
+        return
+    for advice in (_POPULATE_READ, mmap.MADV_WILLNEED):  # an older kernel: read ahead
+        try:
+            handle.madvise(advice)
+            return
+        except OSError:
+            continue
 
 
 def _mapped_bytes(path: Path) -> np.ndarray:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.view_snapshot.lazy import LazyDict, LazyList, read_json_column, write_json_column
+from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
+                                         write_json_column)
 
 KEYS = st.sampled_from([f"k{i}" for i in range(8)])
 OPS = st.lists(st.tuples(st.sampled_from(["get", "set", "del", "contains", "setdefault"]),
@@ -64,3 +68,29 @@ def test_a_lazy_list_answers_as_a_list(initial, ops):
         elif model and op == "set":
             lazy[i % len(model)] = model[i % len(model)] = value
     assert list(lazy) == model and len(lazy) == len(model)
+
+
+def _resident_kb(path) -> int:
+    """Resident kB of this process's mappings of ``path`` (/proc/self/smaps)."""
+    total, inside = 0, False
+    for line in open("/proc/self/smaps"):
+        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
+            inside = line.rstrip().endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/smaps is Linux's")
+def test_a_populated_array_is_mapped_at_once_and_stays_the_files(tmp_path):
+    values = np.arange(2_000_000, dtype=np.float32)  # 8 MB
+    for name in ("lazy.npy", "populated.npy"):
+        np.save(tmp_path / name, values)
+    lazy = load_array(tmp_path / "lazy.npy")
+    populated = load_array(tmp_path / "populated.npy", populate=True)
+    assert _resident_kb(tmp_path / "populated.npy") >= 7_500  # every page, before a read
+    assert _resident_kb(tmp_path / "lazy.npy") < 1_000  # nothing read yet
+    assert np.array_equal(populated, values) and np.array_equal(lazy, values)
+    populated[0] = -1.0  # copy-on-write: the file keeps its values
+    assert np.load(tmp_path / "populated.npy")[0] == 0.0
+    assert lazy[1] == 1.0
