@@ -130,7 +130,9 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     view.__dict__.update(small)
     for name, (_, decode) in VIEW_JSON.items():
         kind = RecordDict if name == "records" else LazyDict
-        setattr(view, name, _load_json_dict(directory, f"view.{name}", decode, kind))
+        # the records are read at random (a recall's hits): mapped at once
+        setattr(view, name, _load_json_dict(directory, f"view.{name}", decode, kind,
+                                            populate=name == "records"))
     records = view.records
     assert isinstance(records, RecordDict)
     view._ids = list(records._base)
@@ -182,9 +184,9 @@ def _save_json_dict(directory: Path, name: str, mapping, encode,
 
 
 def _load_json_dict(directory: Path, name: str, decode, kind=LazyDict,
-                    like: Any = None) -> LazyDict:
+                    like: Any = None, populate: bool = False) -> LazyDict:
     keys = json.loads((directory / f"{name}.keys.json").read_text())
-    column = read_json_column(directory, name)
+    column = read_json_column(directory, name, populate=populate)
     if len(column) != len(keys):
         raise ValueError(f"{name}: keys and values disagree")
     return kind(keys, lambda i: decode(column[i]), source=column.raw, like=like)

@@ -55,9 +55,10 @@ def write_json_column(directory: Path, name: str, values: Iterable[Any],
     return len(offsets) - 1
 
 
-def read_json_column(directory: Path, name: str) -> "JsonColumn":
-    return JsonColumn(_mapped_bytes(directory / f"{name}.bin"),
-                      load_array(directory / f"{name}.off.npy"))
+def read_json_column(directory: Path, name: str, *, populate: bool = False) -> "JsonColumn":
+    """A JSON column, mapped; ``populate`` as for `load_array`."""
+    return JsonColumn(_mapped_bytes(directory / f"{name}.bin", populate),
+                      load_array(directory / f"{name}.off.npy", populate=populate))
 
 
 def load_array(path: Path, *, populate: bool = False) -> np.ndarray:
@@ -66,7 +67,8 @@ def load_array(path: Path, *, populate: bool = False) -> np.ndarray:
     ``populate``: every page is mapped now, for an array read at random rows. The first
     read of a mapped page costs a fault; a recall at a million memories reads about 700
     vectors at random, and on this machine (a virtual one) those faults cost 7-40 ms a
-    recall against 0.4 ms once mapped (1.5 GB of vectors map in 0.3 s). The pages stay
+    recall against 0.4 ms once mapped (1.5 GB of vectors map in 0.3 s when the file is
+    in the page cache; read from disk otherwise, once, instead of a page per fault). The pages stay
     the kernel's, shared with other processes and reclaimable: no private memory."""
     mapped = np.load(path, mmap_mode="c", allow_pickle=False)
     if populate and isinstance(mapped, np.memmap):
@@ -90,10 +92,13 @@ def _populate(mapped: np.memmap) -> None:
             continue
 
 
-def _mapped_bytes(path: Path) -> np.ndarray:
+def _mapped_bytes(path: Path, populate: bool) -> np.ndarray:
     if path.stat().st_size == 0:
         return np.zeros(0, dtype=np.uint8)
-    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    if populate:
+        _populate(mapped)
+    return mapped.view(np.ndarray)
 
 
 class JsonColumn:
