@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from pydantic_core import from_json
+
 from graphmem.supersession import claims as _claims_module
 from graphmem.supersession import participants as _participants_module
 from graphmem.supersession.claims import Claim
@@ -53,7 +55,9 @@ def decode(stored: str | None) -> dict[str, Claim]:
     if not stored:
         return {}
     try:
-        data = json.loads(stored)
+        # pydantic's parser (a dependency already): a third of json.loads's time, and a
+        # statement reads the claims of up to 64 older memories
+        data = from_json(stored)
         if data.get("reading") != READING:
             return {}
         return {text: Claim(kind, predicate, verb_class, frozenset(classes),
