@@ -158,16 +158,25 @@ class BM25Index:
     def containing(self, text: str, limit: int, skip: Callable[[str], bool]) -> list[str]:
         """Up to ``limit`` ids of the documents that hold every term of ``text`` (none if
         it has no term), the latest indexed first, less those ``skip`` says."""
-        slots: np.ndarray | None = None
+        lists: list[np.ndarray] = []
         for term in set(self._tokenize(text)):
             postings = self._postings.get(term)
             if postings is None:
                 return []
-            mine = postings.slots[: postings.size]
-            slots = mine if slots is None else np.intersect1d(slots, mine, assume_unique=True)
+            lists.append(postings.slots[: postings.size])
+        # postings are sorted: the shortest list's slots are looked up in the longer
+        # ones (a sort of every list, intersect1d's way, cost 8 ms a statement at a
+        # million memories, where a name's list holds hundreds of thousands)
+        lists.sort(key=len)
+        slots = lists[0] if lists else np.empty(0, dtype=np.int64)
+        for longer in lists[1:]:
+            if not slots.size:
+                break
+            at = np.minimum(np.searchsorted(longer, slots), longer.size - 1)
+            slots = slots[longer[at] == slots]
         found: list[str] = []
         # postings are in slot order (a document's slot is its place in the index)
-        for slot in (() if slots is None else slots[::-1]):
+        for slot in slots[::-1]:
             doc_id = self._ids[slot]
             if self._live[slot] and not skip(doc_id):
                 found.append(doc_id)
