@@ -188,3 +188,32 @@ def test_a_handle_that_read_many_changed_memories_saves_them_on_close(tmp_path, 
         hits = g.recall("chloe", "Where did Ben move?", ns=NS)
     assert hits  # chloe owns what she re-asserted
     assert read and g._views.queries["memory/changed_since"] not in read
+
+
+def test_a_snapshot_of_the_layout_before_the_row_columns_is_upgraded_not_read_again(stored):
+    from graphmem.view_snapshot import upgrade
+
+    stored.remember("ana", "Ana fixed the kettle. Then she walked to the lighthouse.",
+                    at="8 May 2023", ns=NS)
+    first = stored.recall("ana", "Ana repaired the bicycle", k=1, ns=NS)[0].memory_id
+    stored.forget(first, by="ana", ns=NS)
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    # as the release before the row columns wrote it: no column files, nor in the layout
+    for column in directory.glob("view.row.*.npy"):
+        column.unlink()
+    old = {**meta["layout"], "view": [a for a in meta["layout"]["view"]
+                                      if a not in upgrade.ADDED]}
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": {**old,
+                                                                         "record": ["x"]}}))
+    assert _restore(stored) is None  # another difference besides: ignored, not upgraded
+    assert not list(directory.glob("view.row.*.npy"))
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": old}))
+    view, _ = _restore(stored)
+    seen = {m: (view.is_forgotten(m), view.time_of(m), view.has_siblings(m))
+            for m in view._ids}  # from the columns, before any record is made
+    assert seen == {m: (r.forgotten, r.t, bool(r.affiliated)) for m, r in view.records.items()}
+    assert seen[first][0] and any(t for _, t, _ in seen.values()) and \
+        any(linked for _, _, linked in seen.values())  # each column has something to say
+    assert json.loads((directory / vs.META_FILE).read_text())["layout"] == meta["layout"]

@@ -51,6 +51,7 @@ from graphmem.retrieval.bm25 import BM25Index
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_snapshot import columns as snapshot_columns
+from graphmem.view_snapshot import upgrade as snapshot_upgrade
 from graphmem.view_snapshot.lazy import load_array
 
 __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
@@ -206,6 +207,7 @@ def load(directory: Path, ns: str, now: Fingerprint,
     """The (view, text index or None) of the snapshot in ``directory`` if it is valid for
     ``ns`` at fingerprint ``now``; ``probe(memory id)`` gives a memory's seq in the store
     (None if gone). The view still needs a sync to catch up."""
+    _upgrade(Path(directory))
     reason = _invalid(Path(directory), ns, now, probe)
     if reason:
         log.info("view snapshot %s not used: %s", directory, reason)
@@ -215,6 +217,28 @@ def load(directory: Path, ns: str, now: Fingerprint,
     except Exception as exc:  # noqa: BLE001 - a damaged cache is ignored, never fatal
         log.warning("view snapshot %s not used: unreadable (%s)", directory, exc)
         return None
+
+
+def _upgrade(directory: Path) -> None:
+    """A snapshot of the previous layout gains its row columns (`.upgrade`); one that
+    cannot is left as it is (and then ignored as another version's)."""
+    try:
+        meta = json.loads((directory / META_FILE).read_text())
+    except (OSError, ValueError):
+        return
+    layout = _layout()
+    if meta.get("format") != FORMAT or not snapshot_upgrade.upgradable(meta.get("layout"),
+                                                                      layout):
+        return
+    try:
+        rows = snapshot_upgrade.add_row_columns(directory)
+        aside = directory / f".{META_FILE}.{os.getpid()}.tmp"
+        aside.write_text(json.dumps({**meta, "layout": layout}))
+        os.replace(aside, directory / META_FILE)
+    except Exception as exc:  # noqa: BLE001 - a cache that cannot be upgraded is re-read
+        log.warning("view snapshot %s not upgraded: %s", directory, exc)
+        return
+    log.info("view snapshot %s upgraded: row columns for %d rows", directory, rows)
 
 
 def _invalid(directory: Path, ns: str, now: Fingerprint, probe) -> str:
