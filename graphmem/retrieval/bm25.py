@@ -295,14 +295,20 @@ def _cut(scores: np.ndarray, k: int) -> float:
     memories) costs a partition of them all: 3 ms. A strided sample's 4k-th best (scaled)
     is usually a little below it; counting the scores above it checks that (at least k
     lie above: then the k-th best is at least it) and that the cut keeps few (at most
-    16k, so that a wide tie below the k-th does not flood the sort). Otherwise, and for
-    short lists, the exact k-th best.
+    16k, so that a wide tie below the k-th does not flood the sort), or that the cut is
+    the k-th best itself, tied wide (fewer than k strictly above: the sort then takes
+    the whole tie, as it does for an exact cut). Otherwise, and for short lists, the
+    exact k-th best.
     """
     if scores.size > SAMPLED_ABOVE:
         sample = scores[:: scores.size // _SAMPLE]
         rank = 4 * k * sample.size // scores.size + 1
         if rank < sample.size:
             cut = np.partition(sample, sample.size - rank)[sample.size - rank]
-            if k <= np.count_nonzero(scores >= cut) <= 16 * k:
+            at_least = np.count_nonzero(scores >= cut)
+            if k <= at_least <= 16 * k:
+                return float(cut)
+            # a wide tie at the cut: if fewer than k lie above it, it is the k-th best
+            if at_least >= k and np.count_nonzero(scores > cut) < k:
                 return float(cut)
     return float(np.partition(scores, scores.size - k)[scores.size - k])
