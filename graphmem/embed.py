@@ -96,9 +96,10 @@ _MODELS = _LoadedModels()
 
 
 #: batches of at most this many texts are embedded on one thread: one sentence takes about
-#: 12 ms on one core (torch; 7 ms on ONNX Runtime), and torch's threads wait on each other at every layer, so while
-#: another process holds one of this machine's two cores a sentence took 540 ms on two
-#: threads against 11.5 ms on one (a batch of 256: 4.1 s against 1.3 s)
+#: 12 ms on one core (torch; 7 ms on ONNX Runtime), and torch's threads wait on each other
+#: at every layer, so while another process holds one of this machine's two cores a
+#: sentence took 540 ms on two threads against 11.5 ms on one (a batch of 256: 4.1 s
+#: against 1.3 s)
 ONE_THREAD_UP_TO = 8
 
 
@@ -113,11 +114,8 @@ class Embedder:
 
     def __init__(self, model_path: str | None = None, *, batch_size: int = 64,
                  cache_size: int = 20_000, runtime: str | None = None) -> None:
-        if runtime is not None and runtime not in embed_onnx.RUNTIMES:
-            raise ConfigError(f"embedding runtime {runtime!r}: choose one of "
-                              f"{list(embed_onnx.RUNTIMES)}")
         self._model_path = model_path
-        self._runtime = runtime or embed_onnx.runtime()
+        self._runtime = embed_onnx.runtime(runtime)
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()

@@ -6,8 +6,8 @@ own weights (torch and onnx, offline) into the cache (``GRAPHMEM_CACHE``, else
 ``$XDG_CACHE_HOME/graphmem``, else ``~/.cache/graphmem``), keyed by the model's files, so
 a later process loads the export without torch. Only models made of a transformer, mean
 or CLS pooling and normalisation are run this way (every sentence-transformers model of
-that shape, the packaged one included); `load` returns None for others and says why, and
-the caller uses torch. ``GRAPHMEM_EMBED_RUNTIME=torch`` always uses torch.
+that shape, the packaged one included); for others `load` says why, and the caller uses
+torch. ``GRAPHMEM_EMBED_RUNTIME=torch`` always uses torch.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from graphmem.errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 #: bumped when the exported graph changes, so older exports are not used
@@ -37,13 +39,13 @@ _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
 
 
-def runtime() -> str:
-    """The runtime ``GRAPHMEM_EMBED_RUNTIME`` asks for (onnx unless set)."""
-    from graphmem.errors import ConfigError
-
-    name = os.environ.get(RUNTIME_ENV, "").strip().lower() or "onnx"
+def runtime(chosen: str | None = None) -> str:
+    """``chosen``, else the runtime ``GRAPHMEM_EMBED_RUNTIME`` asks for (onnx unless set);
+    ConfigError for one that does not exist."""
+    name = chosen or os.environ.get(RUNTIME_ENV, "").strip().lower() or "onnx"
     if name not in RUNTIMES:
-        raise ConfigError(f"{RUNTIME_ENV}={name!r}: choose one of {list(RUNTIMES)}")
+        where = "embedding runtime" if chosen else RUNTIME_ENV
+        raise ConfigError(f"{where}={name!r}: choose one of {list(RUNTIMES)}")
     return name
 
 

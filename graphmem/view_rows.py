@@ -11,6 +11,8 @@ them as arrays.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
 #: the time column's value for a memory with no time
@@ -18,15 +20,24 @@ NO_TIME = np.iinfo(np.int64).min
 
 
 class RowColumns:
-    """Forgotten, time and has-siblings, one entry per view row."""
+    """Forgotten, time and has-siblings, one entry per view row (room for ``capacity``)."""
 
-    def __init__(self, forgotten: np.ndarray | None = None, t: np.ndarray | None = None,
-                 linked: np.ndarray | None = None) -> None:
-        self.forgotten = np.zeros(64, dtype=bool) if forgotten is None else forgotten
-        self.t = np.full(64, NO_TIME, dtype=np.int64) if t is None else t
-        self.linked = np.zeros(64, dtype=bool) if linked is None else linked
-        if not len(self.forgotten) == len(self.t) == len(self.linked):
+    #: the columns, by the names a snapshot saves them under
+    NAMES = ("forgotten", "t", "linked")
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.forgotten = np.zeros(capacity, dtype=bool)
+        self.t = np.full(capacity, NO_TIME, dtype=np.int64)
+        self.linked = np.zeros(capacity, dtype=bool)
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, np.ndarray]) -> "RowColumns":
+        """Columns over ``arrays`` (by `NAMES`; a snapshot's, mapped), not copied."""
+        columns = cls(0)
+        columns.forgotten, columns.t, columns.linked = (arrays[n] for n in cls.NAMES)
+        if not len(columns.forgotten) == len(columns.t) == len(columns.linked):
             raise ValueError("row columns of different lengths")
+        return columns
 
     def note(self, row: int, *, forgotten: bool, t: int | None, linked: bool) -> None:
         """Set ``row``'s entries (growing the columns if it is past their end)."""
@@ -45,7 +56,7 @@ class RowColumns:
 
     def arrays(self, n: int) -> dict[str, np.ndarray]:
         """The first ``n`` rows of each column, by name (what a snapshot saves)."""
-        return {"forgotten": self.forgotten[:n], "t": self.t[:n], "linked": self.linked[:n]}
+        return {name: getattr(self, name)[:n] for name in self.NAMES}
 
 
 def _grown(column: np.ndarray, size: int, fill: object) -> np.ndarray:

@@ -140,8 +140,9 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     if len(view._ids) != len(records.seqs):
         raise ValueError("records and sequence column disagree")
     view._positions = records._position  # keys in row order: a position is a row
-    view._columns = RowColumns(*(load_array(directory / f"view.row.{name}.npy", populate=True)
-                                 for name in ("forgotten", "t", "linked")))
+    view._columns = RowColumns.of({name: load_array(directory / f"view.row.{name}.npy",
+                                                    populate=True)
+                                   for name in RowColumns.NAMES})
     if len(view._columns.t) != len(view._ids):
         raise ValueError("records and row columns disagree")
     for name in VIEW_ROWS:

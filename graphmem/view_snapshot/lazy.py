@@ -68,8 +68,9 @@ def load_array(path: Path, *, populate: bool = False) -> np.ndarray:
     read of a mapped page costs a fault; a recall at a million memories reads about 700
     vectors at random, and on this machine (a virtual one) those faults cost 7-40 ms a
     recall against 0.4 ms once mapped (1.5 GB of vectors map in 0.3 s when the file is
-    in the page cache; read from disk otherwise, once, instead of a page per fault). The pages stay
-    the kernel's, shared with other processes and reclaimable: no private memory."""
+    in the page cache; read from disk otherwise, once, instead of a page per fault).
+    The pages stay the kernel's, shared with other processes and reclaimable: no
+    private memory."""
     mapped = np.load(path, mmap_mode="c", allow_pickle=False)
     if populate and isinstance(mapped, np.memmap):
         _populate(mapped)

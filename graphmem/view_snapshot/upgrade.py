@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.view_rows import NO_TIME
+from graphmem.view_rows import RowColumns
 from graphmem.view_snapshot.lazy import read_json_column
 
 #: the view attributes this layout added: the row columns and their row lookup
@@ -38,15 +38,12 @@ def add_row_columns(directory: Path) -> int:
     upgrading the same snapshot at the same time, sees the file or none."""
     records = read_json_column(directory, "view.records")
     n = len(records)
-    columns = {"forgotten": np.zeros(n, dtype=bool), "t": np.full(n, NO_TIME, dtype=np.int64),
-               "linked": np.zeros(n, dtype=bool)}
+    columns = RowColumns(n)
     for row in range(n):
         record = records[row]
-        columns["forgotten"][row] = bool(record["forgotten"])
-        if record["t"] is not None:
-            columns["t"][row] = int(record["t"])
-        columns["linked"][row] = bool(record["affiliated"])
-    for name, values in columns.items():
+        columns.note(row, forgotten=bool(record["forgotten"]), t=record["t"],
+                     linked=bool(record["affiliated"]))
+    for name, values in columns.arrays(n).items():
         target = directory / f"view.row.{name}.npy"
         aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         with open(aside, "wb") as handle:
