@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memory_bench import AGENTS, percentile  # noqa: E402
 
 from graphmem import vector_index  # noqa: E402
-from graphmem import view as view_module  # noqa: E402
+from graphmem import view_search  # noqa: E402
 from graphmem.view import NamespaceView  # noqa: E402
 
 SHARES = (0.05, 0.08, 0.12, 0.16, 0.25)
@@ -95,7 +95,7 @@ def measure(vectors: np.ndarray, queries: np.ndarray, seed: int) -> dict:
     out["settings"] = {}
     for share in SHARES:
         for margin in MARGINS:
-            vector_index.PROBE_SHARE, view_module.RESCORE_MARGIN = share, margin
+            vector_index.PROBE_SHARE, view_search.RESCORE_MARGIN = share, margin
             row: dict = {}
             for name, rows in (("all", None), ("agent", scope)):
                 runs = [timed(lambda q=q, r=rows: view.nearest_ivf(q, 10, r)) for q in queries]

@@ -84,7 +84,7 @@ def _all_cores():
 
 def _one_thread():
     """A query scans a few megabytes: one thread, as for the view's own products
-    (graphmem.view.one_blas_thread); waking others costs more than it saves."""
+    (graphmem.view_search.one_blas_thread); waking others costs more than it saves."""
     return _threads(1)
 
 

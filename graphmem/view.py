@@ -7,13 +7,13 @@ texts, owners and neighbours, and catches up by sequence number: every write adv
 the namespace version and stamps what it touched with it (``m.seq``), so
 ``changed_since`` returns exactly what this view has not seen. Writes are guarded by
 that version, so a view that is behind can never make a write land on a stale plan.
+Searching the vectors (`nearest`) is `graphmem.view_search`'s half of the view.
 """
 
 from __future__ import annotations
 
 from bisect import insort
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -24,6 +24,7 @@ from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
 from graphmem.view_rows import NO_TIME, RowColumns
+from graphmem.view_search import VectorSearch
 
 
 #: memories read from the store per page of a catch-up (a first read of a large
@@ -70,25 +71,7 @@ class MemoryRecord:
 Listener = Callable[[MemoryRecord], None]
 
 
-@lru_cache(maxsize=1)
-def _blas_controller():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread():
-    """A context in which numpy's BLAS uses one thread.
-
-    The view's matrix-vector products are memory-bound, and BLAS worker threads keep
-    spinning after each call, starving the embedding model's threads: measured here,
-    one-sentence embedding p50 went from 35 ms to 12 ms (p95 117 ms to 15 ms) when the
-    products ran on one BLAS thread, at no cost to the products themselves.
-    """
-    return _blas_controller().limit(limits=1, user_api="blas")
-
-
-class NamespaceView:
+class NamespaceView(VectorSearch):
     """Embeddings, owners and links of one namespace, synced from the store."""
 
     def __init__(self, ns: str) -> None:
@@ -373,115 +356,7 @@ class NamespaceView:
         record = self.records.get(memory_id)
         return record is not None and agent in record.owners
 
-    def nearest(self, vector: np.ndarray, k: int,
-                rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """The ``k`` memories most similar to ``vector`` (among ``rows`` if given, sorted).
-
-        Scores are exact cosines. A view of more than `vector_index.IVF_ABOVE` rows
-        rescores only the candidates its index finds (`nearest_ivf`) when there are more
-        than `IVF_SCOPE_MIN` rows to search; otherwise, and while its index is trained
-        on a thread (`index_ready`), every row is scored (`nearest_exact`).
-        """
-        n = len(self._ids)
-        if n > vector_index.IVF_ABOVE and (n if rows is None else len(rows)) > IVF_SCOPE_MIN \
-                and self.index_ready():
-            return self.nearest_ivf(vector, k, rows)
-        return self.nearest_exact(vector, k, rows)
-
-    def index_ready(self, wait: float | None = 0.0) -> bool:
-        """Whether the vector index can serve a search, waiting up to ``wait`` seconds
-        (None: until it can) for one being trained. A missing or stale index
-        (`vector_index.REBUILD_SHARE`) starts training on a thread; a stale one serves
-        until its successor is ready."""
-        training = self._training
-        if training is not None and training.wait(wait):
-            self._training = None
-            self._coarse = training.take(self._matrix, len(self._ids))
-        stale = self._coarse is None or self._coarse.stale_share > vector_index.REBUILD_SHARE
-        if stale and self._training is None and len(self._ids) >= 16:
-            self._training = vector_index.Training(self._matrix[:len(self._ids)])
-            if wait is None or wait > 0:
-                return self.index_ready(wait)
-        return self._coarse is not None
-
-    def nearest_ivf(self, vector: np.ndarray, k: int,
-                    rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """`nearest` among the best `k` + `RESCORE_MARGIN` candidates of the view's
-        index (`vector_index`, kept up with new rows; trained here when it is missing or
-        stale and no thread is training it), rescored exactly in single precision."""
-        n = len(self._ids)
-        if n == 0 or k <= 0:
-            return []
-        if self._training is not None and (self._coarse is None or self._training.done):
-            self.index_ready(wait=None)
-        if self._coarse is None or (self._training is None and
-                                    self._coarse.stale_share > vector_index.REBUILD_SHARE):
-            self._coarse = vector_index.CoarseIndex.train(self._matrix[:n])
-        elif self._coarse.size < n:
-            self._coarse.add(self._coarse.size, self._matrix[self._coarse.size:n])
-        candidates = self._coarse.search(vector, rows, n, k + RESCORE_MARGIN)
-        if len(candidates) == 0:
-            return []
-        with one_blas_thread():
-            scores = self._matrix[candidates] @ vector
-        return self._best(candidates, scores, k)
-
-    def nearest_exact(self, vector: np.ndarray, k: int,
-                      rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """`nearest` by scoring every row (of ``rows``).
-
-        Scores are exact cosines. Above `EXACT_SCAN_MAX` rows the half-precision copy
-        is scanned first (half the memory traffic, which is what a scan costs) and the
-        best `k` + `RESCORE_MARGIN` candidates are scored again in single precision; the
-        half-precision error (about 1e-3 on a cosine) is far below that margin's spread.
-        """
-        n = len(self._ids)
-        if n == 0 or k <= 0 or (rows is not None and len(rows) == 0):
-            return []
-        candidates = np.arange(n) if rows is None else rows
-        k = min(k, len(candidates))
-        with one_blas_thread():
-            if len(candidates) > EXACT_SCAN_MAX and k + RESCORE_MARGIN < len(candidates):
-                coarse = self._half_scores(vector, rows)
-                keep = np.argpartition(-coarse, k + RESCORE_MARGIN - 1)[:k + RESCORE_MARGIN]
-                candidates = candidates[keep]
-                scores = self._matrix[candidates] @ vector
-            elif rows is None:
-                scores = self._matrix[:n] @ vector
-            else:
-                scores = self._matrix[rows] @ vector
-        return self._best(candidates, scores, k)
-
-    def _best(self, candidates: np.ndarray, scores: np.ndarray,
-              k: int) -> list[tuple[str, float]]:
-        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones."""
-        k = min(k, len(candidates))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        forgotten = self._columns.forgotten
-        return [(self._ids[candidates[i]], float(scores[i])) for i in top
-                if not forgotten[candidates[i]]]
-
-    def _half_scores(self, vector: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-        """Approximate cosines from the half-precision copy (torch has the fast kernel)."""
-        import torch
-
-        half = self._half[:len(self._ids)] if rows is None else self._half[rows]
-        query = torch.from_numpy(np.ascontiguousarray(vector, dtype=np.float16))
-        return (torch.from_numpy(half) @ query).float().numpy()
-
-
 _NOTHING: frozenset[str] = frozenset()
-
-#: views of at most this many rows are scanned exactly; larger ones half-precision first
-EXACT_SCAN_MAX = 4096
-#: a search of at most this many rows scans them all, even in a view with inverted lists
-IVF_SCOPE_MIN = 50_000
-#: candidates beyond k that a half-precision scan or the index passes to the exact
-#: rescoring (chosen with `vector_index.PROBE_SHARE`: 64 lost 0.01 of the index's
-#: recall@10; a half-precision cosine is off by about 1e-3, far below either's spread)
-RESCORE_MARGIN = 190
-
 
 def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     grown = np.zeros((2 * len(matrix), matrix.shape[1]), dtype=matrix.dtype)

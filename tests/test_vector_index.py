@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from graphmem import MemoryGraph
 from graphmem import vector_index as vi
 from graphmem import view_snapshot as vs
-from graphmem import view as view_module
+from graphmem import view_search
 from graphmem.view import NamespaceView
 
 
@@ -48,13 +48,13 @@ def test_probing_every_list_and_rescoring_every_candidate_is_the_exact_search(se
     view._coarse = vi.CoarseIndex.train(view._matrix[:n], seed=seed)
     scope = view.owned_rows("ben")
     query = _unit(rng.standard_normal(16))
-    share, margin = vi.PROBE_SHARE, view_module.RESCORE_MARGIN
+    share, margin = vi.PROBE_SHARE, view_search.RESCORE_MARGIN
     try:
-        vi.PROBE_SHARE, view_module.RESCORE_MARGIN = 1.0, n
+        vi.PROBE_SHARE, view_search.RESCORE_MARGIN = 1.0, n
         _same(view.nearest_ivf(query, 5), view.nearest_exact(query, 5))
         _same(view.nearest_ivf(query, 5, scope), view.nearest_exact(query, 5, scope))
     finally:
-        vi.PROBE_SHARE, view_module.RESCORE_MARGIN = share, margin
+        vi.PROBE_SHARE, view_search.RESCORE_MARGIN = share, margin
 
 
 def test_a_share_of_the_lists_finds_the_neighbours_of_clustered_rows():
@@ -131,7 +131,7 @@ def test_a_store_past_the_threshold_recalls_through_the_lists(tmp_path, monkeypa
         # every list probed: at 20 rows a quarter of the lists holds fewer rows than the
         # channels ask for; the path through the index is what is tested here
         monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
-        monkeypatch.setattr("graphmem.view.IVF_SCOPE_MIN", 0)
+        monkeypatch.setattr("graphmem.view_search.IVF_SCOPE_MIN", 0)
         during = [h.memory_id for h in g.recall("ana", "Where did Ben move?", ns="big")]
         assert g._views.synced("big").index_ready(wait=None)  # trained on a thread
         listed = [h.memory_id for h in g.recall("ana", "Where did Ben move?", ns="big")]
@@ -154,7 +154,7 @@ def test_a_scope_that_grows_is_searched_as_it_is_now(monkeypatch):
 
 def test_a_view_past_the_threshold_scans_exactly_until_its_thread_has_trained(monkeypatch):
     monkeypatch.setattr(vi, "IVF_ABOVE", 100)
-    monkeypatch.setattr(view_module, "IVF_SCOPE_MIN", 0)
+    monkeypatch.setattr(view_search, "IVF_SCOPE_MIN", 0)
     monkeypatch.setattr(vi, "PROBE_SHARE", 1.0)
     rng = np.random.default_rng(12)
     view = _view(_clustered(rng, 800))
@@ -211,7 +211,7 @@ def test_training_that_fails_raises_when_the_index_is_taken():
 def test_an_index_trained_after_the_snapshot_is_saved_on_close(tmp_path, monkeypatch):
     """The next process restores the index with the view instead of training it again
     (at a million memories: minutes)."""
-    monkeypatch.setattr("graphmem.view.IVF_SCOPE_MIN", 0)
+    monkeypatch.setattr("graphmem.view_search.IVF_SCOPE_MIN", 0)
     monkeypatch.setattr(vs, "SAVE_AFTER_ROWS", 3)
     facts = [f"Ana repaired bicycle number {i} at the harbour." for i in range(18)]
     with MemoryGraph.open(data_dir=tmp_path / "data") as g:  # small: no index yet

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphmem.view as view_module
+import graphmem.view_search as view_search
 from graphmem.view import NamespaceView
 
 
@@ -42,12 +42,12 @@ def test_the_half_precision_scan_finds_the_exact_nearest(seed, k, owned_only):
     query = vectors[int(rng.integers(0, len(vectors)))]
     rows = view.owned_rows("b") if owned_only else None
     exact = view.nearest(query, k, rows)
-    original = view_module.EXACT_SCAN_MAX
-    view_module.EXACT_SCAN_MAX = 50  # force the half-precision path at this size
+    original = view_search.EXACT_SCAN_MAX
+    view_search.EXACT_SCAN_MAX = 50  # force the half-precision path at this size
     try:
         coarse = view.nearest(query, k, rows)
     finally:
-        view_module.EXACT_SCAN_MAX = original
+        view_search.EXACT_SCAN_MAX = original
     assert [mid for mid, _ in coarse] == [mid for mid, _ in exact]
     assert [s for _, s in coarse] == pytest.approx([s for _, s in exact], abs=1e-6)
 

@@ -34,7 +34,7 @@ from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.pipeline import _span_ms, run_channels
 from graphmem.retrieval.validity import order_by_validity
 from graphmem.retrieval.query import parse_query
-from graphmem.view import one_blas_thread
+from graphmem.view_search import one_blas_thread
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted"]
 

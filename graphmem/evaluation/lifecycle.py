@@ -45,7 +45,7 @@ from graphmem.evaluation.lifecycle_script import AGENTS, Dialogue, generate
 from graphmem.evaluation.metrics import percentile
 from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, judge_equivalence
 from graphmem.retrieval.baselines import BM25Baseline, DenseBaseline, RRFBaseline
-from graphmem.view import one_blas_thread
+from graphmem.view_search import one_blas_thread
 
 STRATEGIES = ("window", "rag", "graphmem", "graphmem_unordered")
 WINDOW = 10

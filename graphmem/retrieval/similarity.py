@@ -7,7 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
-from graphmem.view import NamespaceView, one_blas_thread
+from graphmem.view import NamespaceView
+from graphmem.view_search import one_blas_thread
 
 
 def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:
