@@ -22,6 +22,7 @@ from graphmem.who_knew import WhoKnew
 from graphmem.integrity import check_store
 from graphmem.judge import LLMJudge, judge_equivalence
 from graphmem.lifecycle.curation import Curator
+from graphmem.lifecycle.maintenance import settings_of
 from graphmem.lifecycle.summarise import LLMSummariser, central_statement
 from graphmem.models import (DEFAULT_NS, Hit, RememberResult, check_identifier, validate_deposit)
 from graphmem.queries import queries_for
@@ -310,7 +311,8 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
                                                   for a in view.agents()})
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
-        scores = self._scored(view, [h.memory_id for h in hits], agent)
+        scores = self._scored(view, [h.memory_id for h in hits], agent,
+                              settings_of(state.decay if state else None))
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])

@@ -132,12 +132,13 @@ class Curating(Querying):
             raise InvalidInput(f"no memory {unknown[0]!r} in namespace {ns!r}")
         return {m: u.as_dict() for m, u in self._scored(view, ids, agent).items()}
 
-    def _scored(self, view: NamespaceView, ids: Sequence[str],
-                agent: str | None) -> dict[str, Utility]:
-        """The scores recall puts on its hits (one path for recall and ``utilities``)."""
+    def _scored(self, view: NamespaceView, ids: Sequence[str], agent: str | None,
+                settings: DecaySettings | None = None) -> dict[str, Utility]:
+        """The scores recall puts on its hits (one path for recall and ``utilities``;
+        ``settings``: the namespace's decay settings where the caller has read them)."""
         return hit_utilities(self._store, self._queries, view, ids, agent,
                              self._embedder.embed,
-                             None if self._clock is now_ms else self._clock())
+                             None if self._clock is now_ms else self._clock(), settings)
 
     @one_at_a_time
     def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:

@@ -30,6 +30,7 @@ class NamespaceState:
     strict: bool
     epoch: str | None
     trust_policy: str | None = None  # JSON (graphmem.trust.policy); None: open
+    decay: str | None = None  # JSON (graphmem.lifecycle.decay.DecaySettings); None: defaults
 
 
 class Views:
@@ -61,7 +62,7 @@ class Views:
             return None
         row = rows[0]
         return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
-                              row.get("trust_policy"))
+                              row.get("trust_policy"), row.get("decay"))
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
         """The namespace's state, creating it (``strict`` as given) if it is new."""

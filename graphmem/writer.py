@@ -25,7 +25,7 @@ from graphmem.trust.gate import Admission
 from graphmem.trust.ledger import DepositTrust
 from graphmem.trust.policy import parse_policy
 from graphmem.view import NamespaceView
-from graphmem.views import Views, now_ms
+from graphmem.views import NamespaceState, Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 
 
@@ -116,28 +116,31 @@ class Writer:
                                           signature=signature)
             admit = _first_then(first, readmit)
         if self.design.private_copies and deposit.witnesses:
-            return self._remember_private_copies(deposit, admit)
-        return self._remember(deposit, atoms, admit)
+            return self._remember_private_copies(deposit, admit, state)
+        return self._remember(deposit, atoms, admit, state)
 
-    def _remember_private_copies(self, deposit: Deposit,
-                                 admit: Callable[[], Admission] | None) -> RememberResult:
+    def _remember_private_copies(self, deposit: Deposit, admit: Callable[[], Admission] | None,
+                                 state: NamespaceState) -> RememberResult:
         """One record per party present, each owned by that party alone."""
         copies = [deposit.model_copy(update={"agent": party, "witnesses": ()})
                   for party in (deposit.agent, *deposit.witnesses)]
         results = [self._remember(copy, self._atomise(copy.text,
                                                       speaker=self._speaker_name(copy)),
-                                  admit) for copy in copies]
+                                  admit, state) for copy in copies]
         first = results[0]
         atoms = [atom for result in results for atom in result.atoms]
         return RememberResult(deposit_id=first.deposit_id, ns=first.ns, atoms=atoms,
                               attempts=max(r.attempts for r in results))
 
     def _remember(self, deposit: Deposit, atoms: list[str],
-                  admit: Callable[[], Admission] | None) -> RememberResult:
-        """Plan and apply; each attempt re-reads the agent's trust state (``admit``), so
-        a retry after another writer moved the namespace counts what that writer did."""
+                  admit: Callable[[], Admission] | None,
+                  state: NamespaceState) -> RememberResult:
+        """Plan and apply on the view caught up with ``state`` (the namespace as the
+        deposit found it; a view already past it, after an earlier copy's write, stays
+        where it is). Each attempt re-reads the agent's trust state (``admit``), so a
+        retry after another writer moved the namespace counts what that writer did."""
         embedding = self._embedding.submit(self._embed, atoms)
-        view = self.views.synced(deposit.ns)
+        view = self.views.synced(deposit.ns, state=state)
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
         if self._supersession is not None:
             self._supersession.claims(atoms)  # read now: the plan asks for them

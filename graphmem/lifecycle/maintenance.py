@@ -23,8 +23,12 @@ SCORE_BATCH = 5000
 
 def decay_settings(store: Store, queries: Queries, ns: str) -> DecaySettings:
     rows = store.read(queries["lifecycle/decay_settings"], {"ns": ns})
-    raw = rows[0]["decay"] if rows and rows[0]["decay"] else "{}"
-    return DecaySettings.model_validate(json.loads(raw))
+    return settings_of(rows[0]["decay"] if rows else None)
+
+
+def settings_of(raw: str | None) -> DecaySettings:
+    """The decay settings a namespace keeps as JSON (None or empty: the defaults)."""
+    return DecaySettings.model_validate(json.loads(raw or "{}"))
 
 
 def task_vectors(store: Store, queries: Queries, ns: str,
@@ -64,11 +68,12 @@ def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
 
 def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequence[str],
                   agent: str | None, embed: Callable[[Sequence[str]], np.ndarray],
-                  now: int | None) -> dict[str, Utility]:
+                  now: int | None, settings: DecaySettings | None = None) -> dict[str, Utility]:
     """The utility of each hit of ``agent``'s recall, scored as maintenance scores it
-    (the namespace's settings and clock, the asker's own task; ``agent`` None: each
-    memory's best owner's task, as maintenance records it)."""
-    settings = decay_settings(store, queries, view.ns)
+    (the namespace's settings — read from the store unless the caller has just read
+    them — and clock, the asker's own task; ``agent`` None: each memory's best owner's
+    task, as maintenance records it)."""
+    settings = settings or decay_settings(store, queries, view.ns)
     tasks = task_vectors(store, queries, view.ns, embed, agent=agent)
     now, learned = scoring_clock(store, queries, view.ns, ids, settings, now)
     return utilities(view, list(ids), tasks, settings, now, learned)
