@@ -87,6 +87,33 @@ def test_removing_a_doc_equals_never_adding_it(docs, query, data):
     assert f"d{gone}" not in index and len(index) == len(docs) - 1
 
 
+#: documents no query shares a word with: among them a query's postings are few, and
+#: its matches are summed from the postings themselves (bm25.SPARSE_SHARE)
+FILLER = ["zebra quartz"] * 600
+
+
+@settings(max_examples=80, deadline=None)
+@given(corpora, texts, st.data())
+def test_few_matches_in_a_large_index_score_and_rank_as_defined(docs, query, data):
+    """Whether the matches are summed from the postings (few of them in a large index)
+    or over an array as long as the index, scores follow the definition and removed
+    documents are gone."""
+    everything = FILLER + docs
+    removed = data.draw(st.sets(st.integers(0, len(docs) - 1)))
+    index = build(everything)
+    for i in removed:
+        index.remove(f"d{len(FILLER) + i}")
+    kept = [t for i, t in enumerate(docs) if i not in removed]
+    names = [f"d{len(FILLER) + i}" for i in range(len(docs)) if i not in removed]
+    want = {names[i - len(FILLER)]: s for i, s in reference_scores(FILLER + kept, query).items()
+            if i >= len(FILLER)}
+    got = index.search(query, k=len(everything))
+    assert dict(got).keys() == want.keys()
+    assert dict(got) == pytest.approx(want)
+    order = sorted(want, key=lambda m: (-round(want[m], 9), int(m[1:])))
+    assert [m for m, _ in got] == order
+
+
 @settings(max_examples=60, deadline=None)
 @given(corpora, texts, st.data())
 def test_containing_is_every_document_with_all_the_terms_latest_first(docs, text, data):
