@@ -110,7 +110,6 @@ class Upkeep(Querying):
 
 def _with_claims(kept: list[dict[str, str]]):
     """Apply a `reclaim` batch to a view that was current before it."""
-    def local(view, seq: int, rows: list) -> None:
-        for row in kept:
-            view.apply([row["id"]], seq, claims=row["claims"])
+    def local(view, seq: int, rows: list) -> int:
+        return sum(view.apply([row["id"]], seq, claims=row["claims"]) for row in kept)
     return local

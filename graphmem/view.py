@@ -222,20 +222,24 @@ class NamespaceView(VectorSearch):
             listener(record)
         return record
 
-    def apply(self, memory_ids: Iterable[str], seq: int, **fields: object) -> None:
+    def apply(self, memory_ids: Iterable[str], seq: int, **fields: object) -> int:
         """Set ``fields`` on the records of ``memory_ids`` (those this view has) as a
         write at ``seq`` set them in the store: for a writer that knows exactly what its
-        statement changed, instead of reading every changed memory back."""
+        statement changed, instead of reading every changed memory back. Returns how
+        many records it changed."""
+        changed = 0
         for mid in memory_ids:
             record = self.records.get(mid)
             if record is None:
                 continue
+            changed += 1
             for name, value in fields.items():
                 setattr(record, name, value)
             record.seq = seq
             self._note(record)
             for listener in self._listeners:
                 listener(record)
+        return changed
 
     def _note(self, record: MemoryRecord) -> None:
         self._columns.note(record.row, forgotten=record.forgotten, t=record.t,

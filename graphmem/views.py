@@ -77,14 +77,16 @@ class Views:
 
     def guarded(self, ns: str, query: str, params: dict, *, sync: bool = True,
                 attempts: int = 60,
-                local: Callable[[NamespaceView, int, list], None] | None = None) -> list:
+                local: Callable[[NamespaceView, int, list], int] | None = None) -> list:
         """Run the named statement ``query`` guarded by the namespace version (it takes
         ns, expected, seq, now besides ``params``), retrying while other writers move
         the version; returns its rows. ``sync=False`` leaves catching the view up to the
         caller (a bulk rewrite that drops it after). ``local(view, seq, rows)``, if
         given, applies the statement's change to a view that was current before it (the
         guard proves nothing else was written in between), instead of reading back every
-        memory it touched; a view that was behind is caught up as usual."""
+        memory it touched, and returns how many memories it changed (they count towards
+        the view's next snapshot as memories read would); a view that was behind is
+        caught up as usual."""
         def attempt(n: int) -> list | None:
             state = self.state(ns)
             version = state.version if state else 0
@@ -103,12 +105,14 @@ class Views:
         return retry_moved_version(attempt, attempts=attempts, backoff_ms=2.0, what=query)
 
     def _apply_locally(self, ns: str, version: int, rows: list,
-                       local: Callable[[NamespaceView, int, list], None]) -> bool:
+                       local: Callable[[NamespaceView, int, list], int]) -> bool:
         with self._lock:
             view = self._views.get(ns)
             if view is None or view.version != version:
                 return False
-            local(view, version + 1, rows)
+            # a reclaim of a million memories changes them all here: unless the snapshot
+            # is saved on close, the next process reads every one of them again
+            self._unsaved[ns] = self._unsaved.get(ns, 0) + local(view, version + 1, rows)
             view.version = version + 1
             return True
 

@@ -190,6 +190,28 @@ def test_a_handle_that_read_many_changed_memories_saves_them_on_close(tmp_path, 
     assert read and g._views.queries["memory/changed_since"] not in read
 
 
+def test_a_reclaim_of_many_memories_saves_the_view_on_close(tmp_path, monkeypatch):
+    """`reclaim` applies each batch to the view it holds instead of reading the memories
+    back: they count as memories read do, so the next process starts from the snapshot
+    (a reclaim of a million memories left it behind by all of them)."""
+    monkeypatch.setattr(vs, "SAVE_AFTER_ROWS", 3)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g)
+        g.warm(NS)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g.cypher("MATCH (m:Memory {ns: $ns}) SET m.claims = NULL", {"ns": NS},
+                 write=True)  # as an import leaves them; the view does not notice
+        memories = len(g._views.synced(NS))
+        assert g.reclaim() == {NS: memories}
+    read = []
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g._views.store.add_tracer(lambda query, params: read.append(query))
+        assert g.recall("ana", "Where is the bicycle?", ns=NS)
+        view = g._views.synced(NS)
+        assert len(view) == memories and all(r.claims for r in view.records.values())
+    assert read and g._views.queries["memory/changed_since"] not in read
+
+
 def test_a_snapshot_of_the_layout_before_the_row_columns_is_upgraded_not_read_again(stored):
     from graphmem.view_snapshot import upgrade
 
