@@ -25,6 +25,7 @@ frozen, treat their dicts as read-only.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -32,6 +33,7 @@ from graphmem.errors import ConfigError
 
 from graphmem.retrieval.channels import CHANNELS as REGISTERED
 from graphmem.retrieval.classify import QueryClass, QueryKind
+from graphmem.retrieval.route import RouteGate, routed
 
 __all__ = [
     "BM25_ONLY",
@@ -44,8 +46,11 @@ __all__ = [
     "Channel",
     "RecallConfig",
     "SIMILARITY",
+    "may_route",
     "preset",
     "weights_for",
+    "weights_for_gate",
+    "weights_to_run",
 ]
 
 #: a channel's registered name
@@ -111,6 +116,9 @@ class RecallConfig(BaseModel):
         0.5, ge=0.0, description="how much each secondary kind's weights mix into the primary's"
     )
     rrf_k: int = Field(RRF_K, gt=0, description="the k of reciprocal rank fusion")
+    route: RouteGate | None = Field(
+        None, description="a fitted gate that routes a question to another kind's weights "
+                          "by how its channels agree (retrieval.route); None: no routing")
     depth: int = Field(50, gt=0, description="candidates each channel returns")
     channel_depth: dict[Channel, int] = Field(default_factory=dict, description="per-channel depth overrides")
     # off by default: under benchmarks/cv_protocol.py it changed no LoCoMo fold and cost
@@ -172,25 +180,65 @@ class RecallConfig(BaseModel):
         return self.channel_depth.get(channel, self.depth)
 
 
-def weights_for(config: RecallConfig, query_class: QueryClass | None = None) -> dict[Channel, float]:
+def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
+                features: Mapping[str, float] | None = None) -> dict[Channel, float]:
     """Channel weights for one query: every enabled channel, in `config.channels` order.
 
     With the classifier on and a class at or above `min_confidence`, the primary kind's
     weights are averaged with the secondary kinds' weights (each counted
-    `secondary_share` times); otherwise `config.weights`. The similarity term
-    (`SIMILARITY`) is in the result only when its weight is above 0. A channel may come out at 0:
-    the pipeline need not run it. If every enabled channel comes out at 0 for a kind,
-    `config.weights` is used instead so that a query is never left with no ranking.
+    `secondary_share` times); otherwise `config.weights`. With a route gate
+    (`config.route`) and the question's route ``features`` (`route.route_features`), a
+    question the gate fires on takes its share of the gate's target kind's weights
+    (see `may_route`). The similarity term (`SIMILARITY`) is in the result only when its
+    weight is above 0. A channel may come out at 0: the pipeline need not run it. If
+    every enabled channel comes out at 0 for a kind, `config.weights` is used instead so
+    that a query is never left with no ranking.
     """
     table = dict(config.weights)
     if config.classify and query_class is not None and query_class.confidence >= config.min_confidence:
         mixed = _mix_kind_weights(config, query_class)
         if any(mixed.get(c, 0.0) > 0 for c in config.channels):
             table = mixed
+    gate = config.route
+    if gate is not None and features is not None and may_route(config, query_class) and gate.fires(features):
+        table = routed(table, config.kind_weights[gate.target], gate.share)
     weights = {channel: table.get(channel, 0.0) for channel in config.channels}
     if table.get(SIMILARITY, 0.0) > 0:  # a term of the score, not a channel: only if used
         weights[SIMILARITY] = table[SIMILARITY]
     return weights
+
+
+def may_route(config: RecallConfig, query_class: QueryClass | None) -> bool:
+    """True if the route gate is asked about this question: a gate is set, the
+    classifier is on, and the question is not already of the gate's target kind."""
+    gate = config.route
+    return (gate is not None and config.classify and query_class is not None
+            and query_class.kind != gate.target)
+
+
+def weights_to_run(config: RecallConfig, query_class: QueryClass | None) -> dict[Channel, float]:
+    """Weights whose positive entries are every channel recall may run for this question
+    before its route is known (what the question must be parsed for): its kind's, the
+    gate's target kind's and the channels the gate reads (at weight 1). Without a
+    route: `weights_for`."""
+    weights = weights_for_gate(config, query_class)
+    if not may_route(config, query_class):
+        return weights
+    assert config.route is not None
+    target = config.kind_weights[config.route.target]
+    return {c: max(w, target.get(c, 0.0)) for c, w in weights.items()}
+
+
+def weights_for_gate(config: RecallConfig, query_class: QueryClass | None) -> dict[Channel, float]:
+    """The question's weights before its route is known, with the channels the gate
+    reads at weight 1 if it is asked (what recall runs first). Without a route:
+    `weights_for`."""
+    weights = weights_for(config, query_class)
+    if not may_route(config, query_class):
+        return weights
+    assert config.route is not None
+    reads = set(config.route.channels)
+    return {c: max(w, 1.0) if c in reads else w for c, w in weights.items()}
 
 
 def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Channel, float]:
