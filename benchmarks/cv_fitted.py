@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -127,9 +127,15 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     """``variant`` fitted on the questions in ``train``."""
     channels = tuple(c for c in HYBRID.channels if c not in variant.left_out)
     base = Setting(HYBRID.model_copy(update={"channels": channels}))
-    config = fit_fusion(scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
-                        similarity=variant.similarity, l2=variant.l2,
-                        metric_focus=variant.metric_focus, any_focus=variant.any_focus)
+    # variants that differ only in what follows the weights share their fit
+    key = (replace(variant, route=(), route_shares=(), secondary_shares=()), tuple(ks),
+           train.tobytes())
+    if key not in scorer.fits:
+        scorer.fits[key] = fit_fusion(
+            scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
+            similarity=variant.similarity, l2=variant.l2, metric_focus=variant.metric_focus,
+            any_focus=variant.any_focus)
+    config = scorer.fits[key]
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
                                          for share in variant.secondary_shares])

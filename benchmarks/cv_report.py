@@ -52,6 +52,7 @@ class Scorer:
         self._cache: dict[str, np.ndarray] = {}
         self._memo: dict[tuple, float] = {}
         self._classes: dict[tuple, object] = {}
+        self.fits: dict[tuple, RecallConfig] = {}  # fitted configs, shared by variants
 
     def setting(self, setting: Setting) -> np.ndarray:
         key = setting.key()
