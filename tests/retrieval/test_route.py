@@ -95,7 +95,8 @@ def test_every_channel_a_route_may_need_runs():
     needed = {c for c, w in HYBRID.kind_weights[QueryKind.PREFERENCE].items() if w > 0}
     assert needed | {"dense"} | {c for c, w in weights_for(config, factual).items() if w > 0} \
         <= running
-    assert weights_to_run(HYBRID, factual) == weights_for(HYBRID, factual)
+    unrouted = HYBRID.model_copy(update={"route": None})
+    assert weights_to_run(unrouted, factual) == weights_for(unrouted, factual)
 
 
 def test_the_gate_runs_its_channels_before_the_route_is_known():
@@ -107,3 +108,9 @@ def test_the_gate_runs_its_channels_before_the_route_is_known():
     assert first["deposit"] == first["dense"] == 1.0
     assert {c: w for c, w in first.items() if c not in ("deposit", "dense")} == {
         c: w for c, w in weights_for(config, temporal).items() if c not in ("deposit", "dense")}
+
+
+@pytest.mark.parametrize("nearest, fires", [(0.2, True), (0.4, True), (0.5, False), (0.9, False)])
+def test_the_shipped_gate_routes_a_question_no_memory_is_near(nearest, fires):
+    assert HYBRID.route is not None and HYBRID.route.fires({"nearest": nearest}) is fires
+    assert HYBRID.route.target == QueryKind.PREFERENCE and 0 < HYBRID.route.share <= 1
