@@ -8,7 +8,8 @@ units captured at more distractors ("...-d300" datasets) are fitted on or only s
 the pull towards the table fitted on every kind. For every held-out fold the variant is
 fitted on the other folds and scored on the held-out one (nested); the rule
 (`graphmem.evaluation.crossval.verdict`) then judges it against ``against`` (by default
-`SHIPPED`, the procedure `graphmem.retrieval.config.DEFAULT_KIND_WEIGHTS` comes from).
+`SHIPPED`, the procedure `graphmem.retrieval.config.DEFAULT_KIND_WEIGHTS` and
+`DEFAULT_ROUTE` come from).
 The shipped table itself, fitted on earlier captures of most of these units, is scored
 beside them for reference (not nested), with the BM25, dense and RRF baselines.
 """
@@ -17,14 +18,16 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from cv_report import BASELINES, Scorer, fit_fusion, metric_name, weight_tables
-from graphmem.evaluation.crossval import fold_table, verdict
+from graphmem.evaluation.captured import route_features_of
+from graphmem.evaluation.crossval import fold_table, objective, verdict
 from graphmem.evaluation.knobs import RRF_K_GRID, Setting
-from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, weights_for
+from graphmem.evaluation.route_fit import ALWAYS, fit_gate, route_examples
+from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, may_route, weights_for
 
 #: channels added after the first fit: second-hop search (hop, hop_dense), WordNet
 #: category members (kinds), dense over whole deposits (deposit), one hit per day (spread)
@@ -43,11 +46,26 @@ class FitVariant:
     metric_focus: bool = False  # ``focus`` only for recall_all questions ...
     any_focus: float | None = None  # ... and this for recall_any ones (< 0: soft minimum)
     rrf_ks: tuple[int, ...] | None = None  # the RRF k grid it chooses from (None: the run's)
+    # a route gate (graphmem.retrieval.route) over these features, fitted on the
+    # training folds after the weights, its share chosen there from ``route_shares``
+    route: tuple[str, ...] = ()
+    route_shares: tuple[float, ...] = (0.5, 0.75, 1.0)
+    # the mixing of secondary kinds chosen on the training folds from these (the first,
+    # the shipped 0.5, wins ties); empty: the shipped 0.5
+    secondary_shares: tuple[float, ...] = ()
 
 
-#: the procedure the shipped table comes from: every channel, the all-evidence loss, the
-#: 300-distractor items fitted on
-SHIPPED = "shipped + every new channel + d300 fitted"
+#: the route gate's feature sets: the nearest memory's cosine alone; with how dense and
+#: BM25 agree; with how deposit and profile agree too
+ROUTE_NEAREST = ("nearest",)
+ROUTE_LEXICAL = ("nearest", "nearest_margin", "lexical_nearest", "lexical_in_dense",
+                 "dense_in_lexical")
+ROUTE_EVERY = (*ROUTE_LEXICAL, "deposit_in_lexical", "deposit_is_dense",
+               "profile_is_deposit", "profile_any")
+
+#: the procedure the shipped config comes from: every channel, the all-evidence loss, the
+#: 300-distractor items fitted on, and the route gate over the nearest memory's cosine
+SHIPPED = "shipped + route (nearest)"
 
 FIT_VARIANTS: dict[str, FitVariant] = {
     "previous fit (said, all-evidence loss)": FitVariant(NEW_CHANNELS),
@@ -61,7 +79,7 @@ FIT_VARIANTS: dict[str, FitVariant] = {
     "shipped + every new channel": FitVariant(),
     "shipped + deposit + d300 fitted": FitVariant(("hop", "hop_dense", "kinds", "spread"),
                                                   fit_more=True),
-    SHIPPED: FitVariant(fit_more=True),
+    "shipped + every new channel + d300 fitted": FitVariant(fit_more=True),
     # the candidates' cosine with the question as one more fitted term of the score
     "shipped + similarity": FitVariant(NEW_CHANNELS, similarity=True),
     "shipped + every new channel + d300 fitted + similarity": FitVariant(
@@ -82,6 +100,14 @@ FIT_VARIANTS: dict[str, FitVariant] = {
         fit_more=True, metric_focus=True, l2=0.1),
     # the RRF k chosen on the training folds from a grid (the shipped procedure fixes 10)
     "shipped + k from 3/10/30": FitVariant(fit_more=True, rrf_ks=(3, 10, 30)),
+    # a question routed to the preference kind's weights by how its channels agree
+    # (graphmem.retrieval.route), the gate fitted on the training folds
+    "shipped + route (nearest)": FitVariant(fit_more=True, route=ROUTE_NEAREST),
+    "shipped + route (dense/BM25 agreement)": FitVariant(fit_more=True, route=ROUTE_LEXICAL),
+    "shipped + route (every agreement)": FitVariant(fit_more=True, route=ROUTE_EVERY),
+    # the secondary kinds' share of the weights chosen on the training folds
+    "shipped + secondary share chosen": FitVariant(fit_more=True,
+                                                   secondary_shares=(0.5, 0.0, 0.25, 1.0)),
 }
 
 
@@ -102,9 +128,54 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     """``variant`` fitted on the questions in ``train``."""
     channels = tuple(c for c in HYBRID.channels if c not in variant.left_out)
     base = Setting(HYBRID.model_copy(update={"channels": channels}))
-    return fit_fusion(scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
-                      similarity=variant.similarity, l2=variant.l2,
-                      metric_focus=variant.metric_focus, any_focus=variant.any_focus)
+    # variants that differ only in what follows the weights share their fit
+    key = (replace(variant, route=(), route_shares=(), secondary_shares=()), tuple(ks),
+           train.tobytes())
+    if key not in scorer.fits:
+        scorer.fits[key] = fit_fusion(
+            scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
+            similarity=variant.similarity, l2=variant.l2, metric_focus=variant.metric_focus,
+            any_focus=variant.any_focus)
+    config = scorer.fits[key]
+    if variant.secondary_shares:
+        config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
+                                         for share in variant.secondary_shares])
+    if variant.route:
+        config = fit_route(scorer, config, train, variant.route, variant.route_shares)
+    return config
+
+
+def best_on(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig]) -> RecallConfig:
+    """The config of ``configs`` with the best objective on ``train`` (the first wins
+    ties)."""
+    values = [objective(scorer.setting(Setting(c)), train, scorer.datasets) for c in configs]
+    best = 0
+    for i, value in enumerate(values):
+        if value > values[best] + 1e-9:
+            best = i
+    return configs[best]
+
+
+def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
+              features: tuple[str, ...], shares: tuple[float, ...]) -> RecallConfig:
+    """``config`` with a route gate fitted on ``train`` (`route_fit.fit_gate`): labels
+    from replaying each eligible question under its kind's weights and under the target
+    kind's; the share chosen on ``train`` from ``shares``, against no gate (which wins
+    ties)."""
+    kind_scores = scorer.setting(Setting(config))
+    target_scores = scorer.setting(Setting(config.model_copy(update={"route": ALWAYS})))
+    classes = [q.captured.query_class() for _, q in scorer.questions]
+    eligible = train & np.array([may_route(config.model_copy(update={"route": ALWAYS}), c)
+                                 for c in classes])
+    mask, y, weight = route_examples(kind_scores, target_scores, scorer.datasets,
+                                     eligible, train)
+    with_all = config.model_copy(update={"route": ALWAYS})
+    x = np.array([list(route_features_of(q.captured, with_all, c, features).values())
+                  if e else [0.0] * len(features)
+                  for (_, q), c, e in zip(scorer.questions, classes, mask)])
+    gate = fit_gate(x[mask], y[mask], weight[mask], features)
+    return best_on(scorer, train, [config, *(config.model_copy(update={
+        "route": gate.model_copy(update={"share": share})}) for share in shares)])
 
 
 def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from graphmem.evaluation.captured import replay, replay_weighted
+from graphmem.evaluation.captured import replay, replay_weighted, route_features_of
 from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, objective,
                                           verdict)
 from graphmem.evaluation.fusion_fit import fit_config
@@ -52,6 +52,7 @@ class Scorer:
         self._cache: dict[str, np.ndarray] = {}
         self._memo: dict[tuple, float] = {}
         self._classes: dict[tuple, object] = {}
+        self.fits: dict[tuple, RecallConfig] = {}  # fitted configs, shared by variants
 
     def setting(self, setting: Setting) -> np.ndarray:
         key = setting.key()
@@ -66,14 +67,17 @@ class Scorer:
         fusion = config.model_dump_json(include={"channels", "rrf_k", "depth", "channel_depth",
                                                  "expand_affiliated", "affiliated_weight",
                                                  "affiliated_cap"})
+        # (with a route gate, on the class and whether the gate fires)
         by_class: dict = {}
         out = np.empty(len(self.questions))
         for i, (unit, q) in enumerate(self.questions):
             query_class = self._class(i, cues) if config.classify else None
-            if query_class not in by_class:
-                weights = weights_for(config, query_class)
-                by_class[query_class] = (weights, tuple(sorted(weights.items())))
-            weights, signature = by_class[query_class]
+            features = route_features_of(q.captured, config, query_class)
+            fired = features is not None and config.route is not None and config.route.fires(features)
+            if (query_class, fired) not in by_class:
+                weights = weights_for(config, query_class, features)
+                by_class[query_class, fired] = (weights, tuple(sorted(weights.items())))
+            weights, signature = by_class[query_class, fired]
             key = (i, signature, fusion)
             if key not in self._memo:
                 ids = replay_weighted(q.captured, weights, config, k=DEPTH)
@@ -268,7 +272,9 @@ def _metric_focus(all_focus: float | None, any_focus: float | None):
 
 
 def weight_tables(config: RecallConfig) -> dict:
-    return {"rrf_k": config.rrf_k, "fallback": dict(config.weights),
+    route = config.route.model_dump(mode="json") if config.route is not None else None
+    return {"rrf_k": config.rrf_k, "secondary_share": config.secondary_share, "route": route,
+            "fallback": dict(config.weights),
             **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
 
 

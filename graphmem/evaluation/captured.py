@@ -20,23 +20,26 @@ May import graphmem.retrieval and graphmem.api; nothing in the core imports this
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
-from graphmem.retrieval.config import CHANNELS, HYBRID, SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.config import (CHANNELS, HYBRID, SIMILARITY, RecallConfig, may_route,
+                                      weights_for)
 from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.channels import RankContext
 from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.pipeline import _span_ms, run_channels
 from graphmem.retrieval.validity import order_by_validity
 from graphmem.retrieval.query import parse_query
+from graphmem.retrieval.route import route_features
 from graphmem.view_search import one_blas_thread
 
-__all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted"]
+__all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted",
+           "route_features_of"]
 
 #: every channel at weight 1 for every kind: the weights only decide whether a channel
 #: (and the parsing it needs: time, named agents) runs, and every one must run once
@@ -168,7 +171,21 @@ def effective_weights(captured: Captured, config: RecallConfig,
                       cues: Collection[str] | None = None) -> dict[str, float]:
     """The channel weights recall uses for this question under ``config`` and ``cues``:
     all that the ranking depends on besides the fusion settings (a cache key)."""
-    return weights_for(config, captured.query_class(cues) if config.classify else None)
+    query_class = captured.query_class(cues) if config.classify else None
+    return weights_for(config, query_class, route_features_of(captured, config, query_class))
+
+
+def route_features_of(captured: Captured, config: RecallConfig,
+                      query_class: QueryClass | None,
+                      names: Sequence[str] | None = None) -> dict[str, float] | None:
+    """The route gate's features of a captured question (``names``, or the gate's own),
+    as recall computes them (None when the gate is not asked: no gate, or the question
+    is of its target kind)."""
+    if config.route is None or not may_route(config, query_class):
+        return None
+    rankings = {c: captured.rankings.get(c, [])[:config.depth_for(c)] for c in config.channels}
+    return route_features(config.route.features if names is None else names, rankings,
+                          lambda ids: {m: captured.sims[m] for m in ids})
 
 
 def replay_weighted(captured: Captured, weights: dict[str, float], config: RecallConfig, *,

@@ -10,8 +10,10 @@ the RRF constant, and whether affiliated neighbours are ranked into the pool. `w
     DENSE_ONLY        vector similarity alone
     BM25_ONLY         BM25 alone
 
-The per-kind weights and the RRF k are fitted under cross-validation (see
-`DEFAULT_KIND_WEIGHTS`). The entity-graph channel earned no weight, so it is off by
+The per-kind weights, the RRF k and the route gate (`route`: a question whose channels
+say no memory answers it takes part of the preference kind's weights, see
+`retrieval.route`) are fitted under cross-validation (see `DEFAULT_KIND_WEIGHTS`,
+`DEFAULT_ROUTE`). The entity-graph channel earned no weight, so it is off by
 default (weight 0); turn it on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
 weight 0.1: once replies carry the turn they answer as context (see
 ``MemoryGraph.remember``), weight 0.5 cost recall on conv-26/30 (0.692 at 0.1 against
@@ -25,6 +27,7 @@ frozen, treat their dicts as read-only.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -32,11 +35,13 @@ from graphmem.errors import ConfigError
 
 from graphmem.retrieval.channels import CHANNELS as REGISTERED
 from graphmem.retrieval.classify import QueryClass, QueryKind
+from graphmem.retrieval.route import RouteGate, routed
 
 __all__ = [
     "BM25_ONLY",
     "CHANNELS",
     "DEFAULT_KIND_WEIGHTS",
+    "DEFAULT_ROUTE",
     "DENSE_ONLY",
     "HYBRID",
     "HYBRID_RRF",
@@ -44,8 +49,11 @@ __all__ = [
     "Channel",
     "RecallConfig",
     "SIMILARITY",
+    "may_route",
     "preset",
     "weights_for",
+    "weights_for_gate",
+    "weights_to_run",
 ]
 
 #: a channel's registered name
@@ -62,30 +70,36 @@ SIMILARITY = "similarity"
 #: is a soft maximum over its relevant memories, so that the worst-placed piece of
 #: evidence counts most) on the questions of `benchmarks/cv_protocol.py` (8 LoCoMo
 #: conversations; PrefEval explicit, implicit-choice and implicit-persona at 10
-#: distractors, and 24 items at 300); these are the tables fitted on all of them,
-#: rounded. Fitted without the fold it is scored on (nested), the procedure gave LoCoMo
-#: recall_all@10 0.730 (worst conversation 0.681), PrefEval explicit recall@5 0.977
-#: (worst topic group 0.952; dense 1.000), implicit forms 1.000; at 300 distractors, on
-#: 20 items per form, explicit 0.750 (dense 0.800), implicit-choice 0.900 (dense 0.950),
-#: implicit-persona 0.900 (dense 0.700) (docs/evaluation-protocols.md). Multi-hop stays low
-#: (0.173): no fusion of these channels puts all of a list question's evidence in the
-#: first 10. The entity-graph channel, "words" and "kinds" earned no weight and are off;
-#: "said" earned a small one; the second-hop channels (hop, hop_dense), "deposit" (dense
-#: over whole deposits) and "spread" (one memory per day) earned small ones.
+#: distractors, and 20 items per form at 300); these are the tables fitted on all of
+#: them, rounded, with the route gate below. Fitted without the fold it is scored on
+#: (nested), the procedure gave LoCoMo recall_all@10 0.736 (worst conversation 0.673),
+#: PrefEval explicit recall@5 0.989 (worst topic group 0.955; dense 1.000), implicit
+#: forms 1.000; at 300 distractors explicit 0.750 (dense 0.800), implicit-choice 0.900
+#: (dense 0.950), implicit-persona 0.900 (dense 0.700) (docs/evaluation-protocols.md).
+#: Multi-hop stays low (0.170): no fusion of these channels puts all of a list
+#: question's evidence in the first 10. The entity-graph channel, "words" and "kinds"
+#: earned no weight and are off; the others earned small ones.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
-    QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.86, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.7, "said": 0.23, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
-    QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.65, "profile": 0.0, "speaker": 0.14, "said": 0.02, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
-    QueryKind.PREFERENCE: {"dense": 0.46, "bm25": 0.14, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.47, "speaker": 0.0, "said": 0.1, "hop": 0.05, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.08, "spread": 0.03},
-    QueryKind.FACTUAL: {"dense": 0.36, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.98, "profile": 0.12, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.03, "spread": 0.0},
-    QueryKind.MULTI_HOP: {"dense": 0.38, "bm25": 0.71, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.27, "speaker": 0.0, "said": 0.0, "hop": 0.07, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.14},
+    QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.71, "said": 0.2, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
+    QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.68, "profile": 0.0, "speaker": 0.16, "said": 0.01, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
+    QueryKind.PREFERENCE: {"dense": 0.47, "bm25": 0.24, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.38, "speaker": 0.0, "said": 0.0, "hop": 0.01, "hop_dense": 0.07, "kinds": 0.0, "deposit": 0.14, "spread": 0.0},
+    QueryKind.FACTUAL: {"dense": 0.38, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.12, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.04, "spread": 0.0},
+    QueryKind.MULTI_HOP: {"dense": 0.51, "bm25": 0.61, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.34, "speaker": 0.0, "said": 0.0, "hop": 0.04, "hop_dense": 0.02, "kinds": 0.0, "deposit": 0.0, "spread": 0.05},
 }
-_BASE_WEIGHTS: dict[Channel, float] = {"dense": 0.51, "bm25": 0.37, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.54, "speaker": 0.0, "said": 0.16, "hop": 0.06, "hop_dense": 0.03, "kinds": 0.0, "deposit": 0.12, "spread": 0.0}
+_BASE_WEIGHTS: dict[Channel, float] = {"dense": 0.54, "bm25": 0.41, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.45, "speaker": 0.0, "said": 0.1, "hop": 0.03, "hop_dense": 0.09, "kinds": 0.0, "deposit": 0.17, "spread": 0.0}
 # a registered channel the shipped fit did not weigh is off (weight 0) until it earns one
 for _table in (*DEFAULT_KIND_WEIGHTS.values(), _BASE_WEIGHTS):
     for _channel in CHANNELS:
         _table.setdefault(_channel, 0.0)
 #: fitted with the weights (grid 1, 3, 10, 30, 60; 10 in 10 of the 12 held-out folds)
 RRF_K = 10
+#: The route gate fitted with these tables on the same questions (`retrieval.route`,
+#: `graphmem.evaluation.route_fit`; its share chosen from 0.5, 0.75, 1): a question
+#: whose nearest memory is far from it (cosine below about 0.44 with the default
+#: embedder) takes half of the preference kind's weights, whatever its cue words say.
+#: The cosine's scale belongs to the embedder: with another model, refit or set None.
+DEFAULT_ROUTE = RouteGate(features=("nearest",), mean=(0.627,), scale=(0.12,), coef=(-1.2,),
+                          intercept=-1.85, share=0.5)
 
 
 class RecallConfig(BaseModel):
@@ -111,6 +125,9 @@ class RecallConfig(BaseModel):
         0.5, ge=0.0, description="how much each secondary kind's weights mix into the primary's"
     )
     rrf_k: int = Field(RRF_K, gt=0, description="the k of reciprocal rank fusion")
+    route: RouteGate | None = Field(
+        DEFAULT_ROUTE, description="a fitted gate that routes a question to another kind's weights "
+                          "by how its channels agree (retrieval.route); None: no routing")
     depth: int = Field(50, gt=0, description="candidates each channel returns")
     channel_depth: dict[Channel, int] = Field(default_factory=dict, description="per-channel depth overrides")
     # off by default: under benchmarks/cv_protocol.py it changed no LoCoMo fold and cost
@@ -172,25 +189,65 @@ class RecallConfig(BaseModel):
         return self.channel_depth.get(channel, self.depth)
 
 
-def weights_for(config: RecallConfig, query_class: QueryClass | None = None) -> dict[Channel, float]:
+def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
+                features: Mapping[str, float] | None = None) -> dict[Channel, float]:
     """Channel weights for one query: every enabled channel, in `config.channels` order.
 
     With the classifier on and a class at or above `min_confidence`, the primary kind's
     weights are averaged with the secondary kinds' weights (each counted
-    `secondary_share` times); otherwise `config.weights`. The similarity term
-    (`SIMILARITY`) is in the result only when its weight is above 0. A channel may come out at 0:
-    the pipeline need not run it. If every enabled channel comes out at 0 for a kind,
-    `config.weights` is used instead so that a query is never left with no ranking.
+    `secondary_share` times); otherwise `config.weights`. With a route gate
+    (`config.route`) and the question's route ``features`` (`route.route_features`), a
+    question the gate fires on takes its share of the gate's target kind's weights
+    (see `may_route`). The similarity term (`SIMILARITY`) is in the result only when its
+    weight is above 0. A channel may come out at 0: the pipeline need not run it. If
+    every enabled channel comes out at 0 for a kind, `config.weights` is used instead so
+    that a query is never left with no ranking.
     """
     table = dict(config.weights)
     if config.classify and query_class is not None and query_class.confidence >= config.min_confidence:
         mixed = _mix_kind_weights(config, query_class)
         if any(mixed.get(c, 0.0) > 0 for c in config.channels):
             table = mixed
+    gate = config.route
+    if gate is not None and features is not None and may_route(config, query_class) and gate.fires(features):
+        table = routed(table, config.kind_weights[gate.target], gate.share)
     weights = {channel: table.get(channel, 0.0) for channel in config.channels}
     if table.get(SIMILARITY, 0.0) > 0:  # a term of the score, not a channel: only if used
         weights[SIMILARITY] = table[SIMILARITY]
     return weights
+
+
+def may_route(config: RecallConfig, query_class: QueryClass | None) -> bool:
+    """True if the route gate is asked about this question: a gate is set, the
+    classifier is on, and the question is not already of the gate's target kind."""
+    gate = config.route
+    return (gate is not None and config.classify and query_class is not None
+            and query_class.kind != gate.target)
+
+
+def weights_to_run(config: RecallConfig, query_class: QueryClass | None) -> dict[Channel, float]:
+    """Weights whose positive entries are every channel recall may run for this question
+    before its route is known (what the question must be parsed for): its kind's, the
+    gate's target kind's and the channels the gate reads (at weight 1). Without a
+    route: `weights_for`."""
+    weights = weights_for_gate(config, query_class)
+    if not may_route(config, query_class):
+        return weights
+    assert config.route is not None
+    target = config.kind_weights[config.route.target]
+    return {c: max(w, target.get(c, 0.0)) for c, w in weights.items()}
+
+
+def weights_for_gate(config: RecallConfig, query_class: QueryClass | None) -> dict[Channel, float]:
+    """The question's weights before its route is known, with the channels the gate
+    reads at weight 1 if it is asked (what recall runs first). Without a route:
+    `weights_for`."""
+    weights = weights_for(config, query_class)
+    if not may_route(config, query_class):
+        return weights
+    assert config.route is not None
+    reads = set(config.route.channels)
+    return {c: max(w, 1.0) if c in reads else w for c, w in weights.items()}
 
 
 def _mix_kind_weights(config: RecallConfig, query_class: QueryClass) -> dict[Channel, float]:

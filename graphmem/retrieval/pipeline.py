@@ -16,9 +16,10 @@ import numpy as np
 
 from graphmem.models import Hit, from_epoch_ms, to_epoch_ms
 from graphmem.retrieval.channels import CHANNELS, RankContext, neighbours_read
-from graphmem.retrieval.config import SIMILARITY, RecallConfig, weights_for
+from graphmem.retrieval.config import SIMILARITY, RecallConfig, may_route, weights_for, weights_for_gate
 from graphmem.retrieval.fusion import fuse_rankings, with_similarity
 from graphmem.retrieval.query import Query
+from graphmem.retrieval.route import route_features
 from graphmem.retrieval.similarity import by_similarity, similarities
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.validity import order_by_validity, status_of
@@ -84,9 +85,11 @@ def run_channels(ctx: RankContext, query: Query, config: RecallConfig,
                  weights: dict[str, float]) -> dict[str, list[str]]:
     """The ranking of every channel the config turns on (weight 0 channels are skipped),
     run in registry order, each one's ranking left in ``ctx.ranked`` for the later ones
-    (the second-hop channels read the first searches there). The question's neighbours
-    are searched once, as wide as the widest of them reads."""
-    running = [name for name in CHANNELS if name in config.channels and weights.get(name, 0) > 0]
+    (the second-hop channels read the first searches there); a channel already in
+    ``ctx.ranked`` is not run again. The question's neighbours are searched once, as
+    wide as the widest of them reads."""
+    running = [name for name in CHANNELS if name in config.channels and weights.get(name, 0) > 0
+               and name not in ctx.ranked]
     for name in running:
         ctx.widen(neighbours_read(CHANNELS[name], config.depth_for(name)))
     for name in running:
@@ -98,11 +101,14 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
                  config: RecallConfig, *, k: int,
                  amplification: Amplification | None = None) -> list[Hit]:
     """Channels fused by weighted RRF; affiliated neighbours ranked in; cut to ``k``."""
-    weights = weights_for(config, query.kind if config.classify else None)
+    query_class = query.kind if config.classify else None
     ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
-    # forgotten (and deleted) memories are out of recall, whichever channel found them
-    rankings = {name: [m for m in ranked if not view.is_forgotten(m)]
-                for name, ranked in run_channels(ctx, query, config, weights).items()}
+
+    def ranked(weights: dict[str, float]) -> dict[str, list[str]]:
+        # forgotten (and deleted) memories are out of recall, whichever channel found them
+        return {name: [m for m in ids if not view.is_forgotten(m)]
+                for name, ids in run_channels(ctx, query, config, weights).items()}
+
     # ties go by storage order, not by the random memory ids: the same deposits rank
     # the same in every process
     def stored(mid: str) -> int:
@@ -111,6 +117,15 @@ def recall_fused(view: NamespaceView, text_index: TextIndex, agent: str, query: 
     def similar(ids: list[str]) -> dict[str, float]:
         return similarities(view, ids, query.vector)
 
+    # with a route gate: the question's channels and the gate's first, then the route
+    # decides the weights, and the channels it adds run (one run only for the gate does
+    # not vote)
+    rankings = ranked(weights_for_gate(config, query_class))
+    features = (route_features(config.route.features, rankings, similar)
+                if config.route is not None and may_route(config, query_class) else None)
+    weights = weights_for(config, query_class, features)
+    if features is not None:
+        rankings = {name: ids for name, ids in ranked(weights).items() if weights.get(name, 0) > 0}
     sim_weight = weights.get(SIMILARITY, 0.0)
     fused = with_similarity(fuse_rankings(rankings, weights, k=config.rrf_k, tie_break=stored),
                             sim_weight, similar, stored)

@@ -11,7 +11,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from graphmem.retrieval.classify import QueryClass, classify_query
-from graphmem.retrieval.config import RecallConfig, weights_for
+from graphmem.retrieval.config import RecallConfig, weights_to_run
 from graphmem.text.annotate import query_entities, without_spans
 from graphmem.text.nlp import Parser
 from graphmem.text.temporal_query import TemporalIntent, temporal_query
@@ -63,7 +63,8 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
                                       if m.id not in salient]) or text
     embedded = embed_soon([dense_text])
     kind = classify_query(text)
-    weights = weights_for(config, kind if config.classify else None)
+    # every channel that may run, the route's target kind's included
+    weights = weights_to_run(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
     names = (agent_names() if any(weights.get(c, 0) > 0 for c in _READ_SUBJECTS) else {})

@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.evaluation.captured import capture_question, replay
+from graphmem.evaluation.captured import capture_question, replay, route_features_of
 from graphmem.evaluation.knobs import ALL_CUES, Patch, Setting, apply, knobs_of
 from graphmem.retrieval.classify import class_from_cues, classify_query, cue_hits
-from graphmem.retrieval.config import BM25_ONLY, DENSE_ONLY, HYBRID
+from graphmem.retrieval.config import BM25_ONLY, DENSE_ONLY, HYBRID, weights_for
+from graphmem.retrieval.route import FEATURES, RouteGate
 from tests.scenes import two_people
 
 NS = "cap"
@@ -101,3 +102,30 @@ def test_a_replaced_claim_is_captured_with_its_replacement(scene):
     replaced = [m for m, claim in captured.validity.items() if claim.superseded_by]
     assert replaced and all(captured.validity[m].superseded_by in captured.validity
                             for m in replaced)
+
+
+def _gate_at(nearest: float, share: float) -> RouteGate:
+    """A gate over every route feature that fires where the nearest memory's cosine is
+    below ``nearest`` (the other features read, weighted 0)."""
+    names = tuple(FEATURES)
+    return RouteGate(features=names, mean=(0.0,) * len(names), scale=(1.0,) * len(names),
+                     coef=tuple(-100.0 if f == "nearest" else 0.0 for f in names),
+                     intercept=100.0 * nearest, share=share)
+
+
+def test_a_routed_question_replays_to_live_recall(scene):
+    captured = {q: capture_question(scene, NS, "ana", q) for q in QUESTIONS}
+    probe = HYBRID.model_copy(update={"route": _gate_at(0.0, 1.0)})
+    nearest = sorted(f["nearest"] for c in captured.values()
+                     if (f := route_features_of(c, probe, c.query_class())) is not None)
+    middle = (nearest[len(nearest) // 2 - 1] + nearest[len(nearest) // 2]) / 2
+    for share in (0.5, 1.0):
+        config = HYBRID.model_copy(update={"route": _gate_at(middle, share)})
+        fired = []
+        for question, c in captured.items():
+            features = route_features_of(c, config, c.query_class())
+            routed = weights_for(config, c.query_class(), features)
+            fired.append(routed != weights_for(config, c.query_class()))
+            live = [h.memory_id for h in scene.recall("ana", question, k=5, ns=NS, config=config)]
+            assert replay(c, config, k=5) == live, (question, share)
+        assert any(fired) and not all(fired)
