@@ -127,7 +127,9 @@ def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) 
 def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> RecallConfig:
     """``variant`` fitted on the questions in ``train``."""
     channels = tuple(c for c in HYBRID.channels if c not in variant.left_out)
-    base = Setting(HYBRID.model_copy(update={"channels": channels}))
+    # no gate unless the variant fits one: HYBRID ships the fitted gate, and a variant
+    # without one that kept it would be judged with the shipped gate in it
+    base = Setting(HYBRID.model_copy(update={"channels": channels, "route": None}))
     # variants that differ only in what follows the weights share their fit
     key = (replace(variant, route=(), route_shares=(), secondary_shares=()), tuple(ks),
            train.tobytes())
@@ -162,14 +164,13 @@ def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
     from replaying each eligible question under its kind's weights and under the target
     kind's; the share chosen on ``train`` from ``shares``, against no gate (which wins
     ties)."""
+    with_all = config.model_copy(update={"route": ALWAYS})
     kind_scores = scorer.setting(Setting(config))
-    target_scores = scorer.setting(Setting(config.model_copy(update={"route": ALWAYS})))
+    target_scores = scorer.setting(Setting(with_all))
     classes = [q.captured.query_class() for _, q in scorer.questions]
-    eligible = train & np.array([may_route(config.model_copy(update={"route": ALWAYS}), c)
-                                 for c in classes])
+    eligible = train & np.array([may_route(with_all, c) for c in classes])
     mask, y, weight = route_examples(kind_scores, target_scores, scorer.datasets,
                                      eligible, train)
-    with_all = config.model_copy(update={"route": ALWAYS})
     x = np.array([list(route_features_of(q.captured, with_all, c, features).values())
                   if e else [0.0] * len(features)
                   for (_, q), c, e in zip(scorer.questions, classes, mask)])
