@@ -53,6 +53,8 @@ class Upkeep(Querying):
         self.query("admin/set_embedding_model", {"name": self._embedder.name, "now": now_ms(),
                                                  "dimension": self._embedder.dimension},
                    write=True)
+        if any(done.values()):
+            self._store.compact_log()
         return done
 
     @one_at_a_time
@@ -63,7 +65,8 @@ class Upkeep(Querying):
         older release: its memories are otherwise parsed again by every process that
         meets them, up to 8 for each statement written); returns the memories given
         claims per namespace. Each batch is one write guarded by its namespace's
-        version; other processes read the changed memories again."""
+        version; other processes read the changed memories again. At the end the store is
+        asked to compact its log (``Store.compact_log``)."""
         detector = self._writer.supersession
         if detector is None:
             raise ConfigError("this handle's write config turns supersession off, so no "
@@ -81,6 +84,8 @@ class Upkeep(Querying):
                 done[ns] += len(kept)
                 if progress:
                     progress(ns, lo + len(chunk))
+        if any(done.values()):
+            self._store.compact_log()  # else every start replays each memory's new claims
         return done
 
     def check(self) -> list[str]:

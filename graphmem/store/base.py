@@ -68,6 +68,12 @@ class Store(Protocol):
     def forget_version(self, ns: str) -> None:
         """Drop ``ns`` from the journal (the namespace was deleted)."""
 
+    def compact_log(self) -> bool:
+        """Ask the database to rewrite its log down to what it holds now, after a rewrite
+        of many records (``reclaim``, ``reembed``), so that its next start does not replay
+        each change; return whether a rewrite was started (or one already runs). A
+        backend that checkpoints on its own (Neo4j) does nothing and returns False."""
+
     def add_tracer(self, tracer: Tracer) -> None:
         """Call ``tracer(query, params)`` before every query from now on."""
 

@@ -234,6 +234,11 @@ class Neo4jStore(TracerMixin):
 
     # -- lifecycle ----------------------------------------------------------------
 
+    def compact_log(self) -> bool:
+        """Nothing: Neo4j checkpoints and prunes its transaction logs by its own policy,
+        and a start replays only what follows the last checkpoint."""
+        return False
+
     def close(self) -> None:
         self._driver.close()
 

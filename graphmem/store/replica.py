@@ -156,6 +156,10 @@ class ReplicatedStore:
         self.primary.forget_version(ns)
         self._mark()
 
+    def compact_log(self) -> bool:
+        """The primary's log; each replica keeps its own persistence."""
+        return self.primary.compact_log()
+
     # -- reads: the replica, once it holds this handle's writes ------------------------
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
