@@ -37,8 +37,9 @@ class Writer:
                  parser: Parser, design: Design = CONSENSUS,
                  config: WriteConfig = DEFAULT_WRITE, trust: DepositTrust | None = None,
                  clock: Callable[[], int] = now_ms, grammar: Parser | None = None) -> None:
-        """``parser`` reads entities (no dependency parse); ``grammar``, the full parser
-        the judge reads statements with, if the detector may share it. (The statement's
+        """``parser`` reads entities (no dependency parse) when no claims are read;
+        ``grammar``, the full parser the judge reads statements with, if the detector may
+        share it (the entity pass then reads the detector's parses). (The statement's
         own words are not parsed ahead for the judge: it reads a copy with placeholder
         names, and the raw parse cost every statement 10 ms at a million memories.)"""
         self.views = views
@@ -93,7 +94,9 @@ class Writer:
                 continue  # remember() reports it, in order
             atoms.extend(self._atomise(deposit.text, speaker=self._speaker_name(deposit)))
         self._embed(atoms)
-        if self.config.annotate:
+        if self._supersession is not None:
+            self._supersession.parse_ahead(atoms)
+        elif self.config.annotate:
             self._parser.parse_many(atoms)
 
     def remember(self, *, signature: str | None = None, op: dict | None = None,
@@ -141,6 +144,8 @@ class Writer:
         retry after another writer moved the namespace counts what that writer did."""
         embedding = self._embedding.submit(self._embed, atoms)
         view = self.views.synced(deposit.ns, state=state)
+        if self._supersession is not None:
+            self._supersession.parse_ahead(atoms)
         meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
         if self._supersession is not None:
             self._supersession.claims(atoms)  # read now: the plan asks for them
@@ -176,7 +181,8 @@ class Writer:
         speaker = self._speaker_name(deposit)
         people = [speaker, *(self._names.get((deposit.ns, w), w) for w in deposit.witnesses)]
         return annotate_atoms(atoms, speaker=speaker, reference=deposit.at,
-                              resolver=view.resolver, known_people=people, parser=self._parser)
+                              resolver=view.resolver, known_people=people,
+                              parser=self._entity_parser)
 
     def _apply(self, ns: str, version: int, plan: Plan) -> bool:
         assert plan.rows is not None
@@ -195,6 +201,12 @@ class Writer:
 
     def _speaker_name(self, deposit: Deposit) -> str:
         return self.agent_name(deposit.ns, deposit.agent)
+
+    @property
+    def _entity_parser(self) -> Parser:
+        """The detector's parser when there is one: it has parsed the statements already
+        (`SupersessionDetector.parse_ahead`)."""
+        return self._parser if self._supersession is None else self._supersession.parser
 
     @property
     def supersession(self) -> SupersessionDetector | None:

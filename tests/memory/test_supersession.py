@@ -74,3 +74,29 @@ def test_a_forgotten_link_of_a_chain_is_passed_through(mem):
     mem.forget(second, by="maintenance")  # pruned: the chain must not end at it
     hits = mem.recall("eve", "The warehouse closes at 6 pm.", k=1)
     assert [h.memory_id for h in hits] == [third]
+
+
+def test_a_statement_is_parsed_once_and_its_copy_in_the_same_batch(mem, monkeypatch):
+    """The entity pass reads the detector's parses: a statement that names nobody inside
+    a sentence is parsed once; one that does goes with its placeholder copy in one batch."""
+    from graphmem.supersession.participants import name_copy
+    from graphmem.text import nlp
+
+    batches: dict[bool, list[list[str]]] = {False: [], True: []}
+    for full in (False, True):
+        pipeline = nlp.load_pipeline(parser=full)
+        real = pipeline.pipe
+
+        def spy(texts, *args, _real=real, _full=full, **kwargs):
+            texts = list(texts)
+            batches[_full].append(texts)
+            return _real(texts, *args, **kwargs)
+        monkeypatch.setattr(pipeline, "pipe", spy)
+    plain = "Ana found the spare key at the harbour."
+    named = "Ana gave the ledger to Render at the station."
+    mem.remember("ana", plain)
+    assert batches == {False: [], True: [[plain]]}
+    batches[True].clear()
+    mem.remember("ana", named)
+    assert name_copy(named)[0] != named
+    assert batches == {False: [], True: [[named, name_copy(named)[0]]]}

@@ -181,3 +181,19 @@ def test_locomo_speakers_resolve_with_their_short_names(shared_data):
     assert len(speaker_ids) == 2
     share = sum(entity_id in speaker_ids for entity_id in ids) / len(ids)
     assert share > 0.5, share
+
+
+def test_the_full_pipeline_finds_the_entities_the_entity_pipeline_finds(shared_data):
+    """The write path's entity pass reads the detector's full parses (one parse a
+    statement): on a real conversation they must give the same mentions."""
+    from graphmem.text.nlp import Parser
+
+    conversation = json.loads((shared_data / "locomo" / "conv-30.json").read_text())
+    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
+    texts = [turn["text"] for key, value in conversation.items()
+             if re.fullmatch(r"session_\d+", key) for turn in value][:400]
+    small = extract_entities_batch(texts, known_people=speakers, parser=Parser(cache_size=0))
+    full = extract_entities_batch(texts, known_people=speakers,
+                                  parser=Parser(full=True, cache_size=0))
+    assert sum(map(len, small)) > 150
+    assert full == small
