@@ -140,7 +140,10 @@ class Views:
                     if text_index is not None:
                         self._text_indexes[ns] = text_index
                         self._saved_text.add(ns)
-            return self._views.setdefault(ns, NamespaceView(ns))
+            view = self._views.get(ns)
+            if view is None:  # not setdefault: it would make a view (0.8 ms) every call
+                view = self._views[ns] = NamespaceView(ns)
+            return view
 
     def save_snapshots(self) -> None:
         """Write the snapshot of every view that read `SAVE_AFTER_ROWS` memories (new or
