@@ -14,7 +14,7 @@ import json
 import uuid
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -275,37 +275,55 @@ def _episode_predecessor(deposit: Deposit, t: int, view: NamespaceView,
 
 def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
     """Entities, MENTIONS edges, and each new memory spliced into its entities' arcs."""
-    entities, mentions, arcs, cuts, adds = {}, [], [], [], []
+    entities, mentions, arcs, cuts = {}, [], [], []
+    adds: dict[tuple[str, str, str], None] = {}  # (arc, a, b), in the order made
     for item in pending.values():
         for entity_id, mention in item.mentions.items():
             entities[entity_id] = {"id": entity_id, "name": mention.name, "type": mention.type,
                                    "aliases": list(view.aliases_of(entity_id))}
             if entity_id not in view.mentions_of(item.id):
                 mentions.append([item.id, entity_id])
-    timelines: dict[str, list[tuple[int, str]]] = {}
+    # the deposit's own new memories on each arc: the view's arcs are not copied (a
+    # name's arc holds tens of thousands of memories at a million)
+    joined: dict[str, list[tuple[int, str]]] = {}
     for item in (p for p in pending.values() if p.is_new):
         if item.t is None:  # every new memory has a time: the text's, else the deposit's
             continue
         for entity_id in item.mentions:
-            arc = timelines.setdefault(entity_id, list(view.arc(entity_id)))
-            before, after = neighbours_in_time(arc, item.t, item.id)
+            ours = joined.setdefault(entity_id, [])
+            before, after = neighbours_in_time((view.arc(entity_id), ours), item.t, item.id)
             arc_id = f"arc:{entity_id}"
             arcs.append({"arc": arc_id, "entity": entity_id, "memory": item.id, "t": item.t})
             if before and after:
-                cuts.append({"arc": arc_id, "a": before, "b": after})
+                # the statement cuts before it adds: an edge this deposit made is
+                # not added, one stored is cut
+                if (arc_id, before, after) in adds:
+                    del adds[(arc_id, before, after)]
+                else:
+                    cuts.append({"arc": arc_id, "a": before, "b": after})
             if before:
-                adds.append({"arc": arc_id, "a": before, "b": item.id})
+                adds[(arc_id, before, item.id)] = None
             if after:
-                adds.append({"arc": arc_id, "a": item.id, "b": after})
-            insort(arc, (item.t, item.id))
+                adds[(arc_id, item.id, after)] = None
+            insort(ours, (item.t, item.id))
     return {"entities": list(entities.values()), "mentions": mentions, "arcs": arcs,
-            "arc_cuts": cuts, "arc_adds": adds}
+            "arc_cuts": cuts, "arc_adds": [{"arc": arc, "a": a, "b": b}
+                                           for arc, a, b in adds]}
 
 
-def neighbours_in_time(arc: list[tuple[int, str]], t: int, mid: str) -> tuple[str | None, str | None]:
-    """The memories just before and just after (t, mid) on a time-ordered arc."""
-    i = bisect_left(arc, (t, mid))
-    return (arc[i - 1][1] if i > 0 else None), (arc[i][1] if i < len(arc) else None)
+def neighbours_in_time(arcs: Iterable[list[tuple[int, str]]], t: int,
+                       mid: str) -> tuple[str | None, str | None]:
+    """The memories just before and just after (t, mid) on the arc that is the union of
+    ``arcs`` (each in time order)."""
+    key = (t, mid)
+    befores, afters = [], []
+    for arc in arcs:
+        i = bisect_left(arc, key)
+        if i > 0:
+            befores.append(arc[i - 1])
+        if i < len(arc):
+            afters.append(arc[i])
+    return (max(befores)[1] if befores else None), (min(afters)[1] if afters else None)
 
 
 def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],

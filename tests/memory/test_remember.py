@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from graphmem.errors import InvalidInput
 from graphmem.models import MAX_TEXT_CHARS
@@ -127,3 +130,34 @@ def test_remember_many_matches_one_by_one(mem):
     assert results[1].atoms[0].action == "merged"
     assert results[1].atoms[0].memory_id == results[0].atoms[0].memory_id
     assert mem.stats(ns="many")["entries"] == 3
+
+
+DEEDS = ["Ben repaired the blue bicycle.", "Ben sold three letters at the market.",
+         "Ben painted the old mill.", "Ben lost the spare key.",
+         "Ben photographed a silver watch.", "Ben borrowed the ledger from the clinic.",
+         "Ben returned a broken radio.", "Ben hid the night train ticket.",
+         "Ben flew a kite over the river bank.", "Ben described the map to the school."]
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=st.lists(st.tuples(st.integers(1, 28), st.integers(1, 2)), min_size=1,
+                     max_size=5))
+def test_an_entitys_timeline_is_one_chain_in_time_order(embedded_graph, plan):
+    """Deposits arrive in any order, some with two statements of one time: every memory
+    naming Ben joins his StoryArc, and NEXT links them in (time, id) order, no more."""
+    g, ns = embedded_graph, f"arc-{uuid.uuid4().hex[:8]}"
+    deeds = iter(DEEDS)
+    for day, count in plan:
+        g.remember("ana", " ".join(next(deeds) for _ in range(count)),
+                   at=f"2024-03-{day:02d}T10:00", ns=ns)
+    entity = g.cypher("MATCH (e:Entity {ns: $ns, name: 'Ben'}) RETURN e.id AS id",
+                      {"ns": ns})[0]["id"]
+    arc = f"arc:{entity}"
+    included = g.cypher("MATCH (:StoryArc {ns: $ns, id: $arc})-[r:INCLUDES]->(m:Memory) "
+                        "RETURN r.t AS t, m.id AS id", {"ns": ns, "arc": arc})
+    order = [r["id"] for r in sorted(included, key=lambda r: (r["t"], r["id"]))]
+    assert len(order) == sum(count for _, count in plan)
+    links = g.cypher("MATCH (x:Memory {ns: $ns})-[:NEXT {arc: $arc}]->(y:Memory) "
+                     "RETURN x.id AS a, y.id AS b", {"ns": ns, "arc": arc})
+    assert sorted((r["a"], r["b"]) for r in links) == sorted(zip(order, order[1:]))
