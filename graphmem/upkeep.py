@@ -1,6 +1,7 @@
 """Keeping a store whole, on ``MemoryGraph``: its status, the integrity check and the
 repair after a damaged log (graphmem.integrity), rebuilding every vector with another
-embedding model, and reading again the claims kept with each memory. A mixin of
+embedding model, reading again the claims kept with each memory, and setting the
+timelines' NEXT edges to their order. A mixin of
 :class:`graphmem.api.MemoryGraph`. May import graphmem.querying, graphmem.integrity,
 graphmem.lifecycle (the curator's guarded writes), graphmem.writer (its claim
 detector), graphmem.views and the store layer."""
@@ -11,6 +12,7 @@ import threading
 from typing import Any, Callable
 
 from graphmem.governance import one_at_a_time
+from graphmem.retry import retry_moved_version
 from graphmem.integrity import check_store, settle
 from graphmem.lifecycle.curation import Curator
 from graphmem.querying import Querying
@@ -87,6 +89,46 @@ class Upkeep(Querying):
         if any(done.values()):
             self._store.compact_log()  # else every start replays each memory's new claims
         return done
+
+    @one_at_a_time
+    def relink_timelines(self, *, progress: Callable[[str, int], None] | None = None
+                         ) -> dict[str, int]:
+        """Set every StoryArc timeline's NEXT edges to its memories' (time, id) order;
+        returns the edges removed or added per namespace. Releases before this one left
+        a stale edge where one deposit put several memories on one timeline (the write
+        cut an edge it was adding). Each timeline that differs is one write guarded by
+        its namespace's version, read again if another writer moved it."""
+        done: dict[str, int] = {}
+        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
+            arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": ns})]
+            done[ns] = 0
+            for read, arc in enumerate(arcs, 1):
+                done[ns] += self._relink(ns, arc)
+                if progress:
+                    progress(ns, read)
+        return done
+
+    def _relink(self, ns: str, arc: str) -> int:
+        def attempt(n: int) -> int | None:
+            state = self._views.state(ns)
+            version = state.version if state else 0
+            row = self.query("memory/timeline", {"ns": ns, "arc": arc})
+            members = row[0]["members"] if row else []
+            wanted = set(zip(members, members[1:]))
+            links = {(a, b) for a, b in (row[0]["links"] if row else []) if a is not None}
+            cuts, adds = sorted(links - wanted), sorted(wanted - links)
+            if not cuts and not adds:
+                return 0
+            if not self.query("memory/relink_timeline",
+                              {"ns": ns, "expected": version, "seq": version + 1,
+                               "arc": arc, "cuts": [list(c) for c in cuts],
+                               "adds": [list(a) for a in adds]}, write=True):
+                return None  # another writer moved the namespace: read it again
+            self._store.note_version(ns, version + 1)
+            return len(cuts) + len(adds)
+
+        return retry_moved_version(attempt, attempts=60, backoff_ms=2.0,
+                                   what=f"the relink of timeline {arc!r}")
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

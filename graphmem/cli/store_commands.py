@@ -1,4 +1,5 @@
-"""Commands about the store itself: init, status, cypher, repair."""
+"""Commands about the store itself: init, status, cypher, repair, check, reclaim,
+relink, reembed."""
 
 from __future__ import annotations
 
@@ -143,6 +144,24 @@ def reclaim(ctx: click.Context, batch: int) -> None:
         done = g.reclaim(batch=batch, progress=progress)
     for ns, count in done.items():
         click.echo(f"{ns}: {count:,} memories given claims")
+
+
+@cli.command()
+@click.pass_context
+def relink(ctx: click.Context) -> None:
+    """Set every StoryArc timeline's NEXT edges to its memories' time order (after an
+    upgrade: releases before this one left a stale edge where one deposit put several
+    memories on one timeline)."""
+    obj = ctx.find_root().obj
+
+    def progress(ns: str, read: int) -> None:
+        if read % 500 == 0:
+            click.echo(f"{ns}: {read:,} timelines read", err=True)
+
+    with MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"]) as g:
+        done = g.relink_timelines(progress=progress)
+    for ns, count in done.items():
+        click.echo(f"{ns}: {count:,} NEXT edges removed or added")
 
 
 @cli.command()

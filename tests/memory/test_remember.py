@@ -151,13 +151,40 @@ def test_an_entitys_timeline_is_one_chain_in_time_order(embedded_graph, plan):
     for day, count in plan:
         g.remember("ana", " ".join(next(deeds) for _ in range(count)),
                    at=f"2024-03-{day:02d}T10:00", ns=ns)
+    _, order, links = _chain(g, ns)
+    assert len(order) == sum(count for _, count in plan)
+    assert links == sorted(zip(order, order[1:]))
+
+
+def _chain(g, ns: str) -> tuple[str, list[str], list[tuple[str, str]]]:
+    """Ben's timeline: its id, its memories in (time, id) order, its NEXT edges."""
     entity = g.cypher("MATCH (e:Entity {ns: $ns, name: 'Ben'}) RETURN e.id AS id",
                       {"ns": ns})[0]["id"]
     arc = f"arc:{entity}"
     included = g.cypher("MATCH (:StoryArc {ns: $ns, id: $arc})-[r:INCLUDES]->(m:Memory) "
                         "RETURN r.t AS t, m.id AS id", {"ns": ns, "arc": arc})
     order = [r["id"] for r in sorted(included, key=lambda r: (r["t"], r["id"]))]
-    assert len(order) == sum(count for _, count in plan)
     links = g.cypher("MATCH (x:Memory {ns: $ns})-[:NEXT {arc: $arc}]->(y:Memory) "
                      "RETURN x.id AS a, y.id AS b", {"ns": ns, "arc": arc})
-    assert sorted((r["a"], r["b"]) for r in links) == sorted(zip(order, order[1:]))
+    return arc, order, sorted((r["a"], r["b"]) for r in links)
+
+
+def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):
+    """A store written before the fix holds stale skip edges: `relink_timelines` removes
+    them, restores a missing link, moves the version once, and then has nothing to do."""
+    mem.remember("ana", DEEDS[0], at="2024-03-01T10:00")
+    mem.remember("ana", f"{DEEDS[1]} {DEEDS[2]}", at="2024-03-02T10:00")
+    mem.remember("ana", DEEDS[3], at="2024-03-03T10:00")
+    arc, order, links = _chain(mem, "default")
+    assert links == sorted(zip(order, order[1:])) and len(order) == 4
+    mem.cypher("MATCH (x:Memory {id: $a}), (y:Memory {id: $b}) "
+               "CREATE (x)-[:NEXT {arc: $arc}]->(y)",
+               {"a": order[0], "b": order[2], "arc": arc}, write=True)  # a stale skip
+    mem.cypher("MATCH (:Memory {id: $a})-[r:NEXT {arc: $arc}]->(:Memory {id: $b}) DELETE r",
+               {"a": order[2], "b": order[3], "arc": arc}, write=True)  # a lost link
+    version = mem.query("memory/namespace_version", {"ns": "default"})[0]["version"]
+    assert mem.relink_timelines() == {"default": 2}
+    assert _chain(mem, "default")[2] == sorted(zip(order, order[1:]))
+    assert mem.query("memory/namespace_version", {"ns": "default"})[0]["version"] == version + 1
+    assert mem.relink_timelines() == {"default": 0}
+    assert mem.check() == []

@@ -132,3 +132,24 @@ def test_reclaim_keeps_claims_with_imported_memories(tmp_path, embedder):
     with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
         assert g.cypher("MATCH (m:Memory {id: 'bulk-0'}) RETURN m.claims AS c")[0]["c"]
     assert graphmem("--data-dir", str(data), "reclaim", "--batch", "0").returncode != 0
+
+
+def test_relink_removes_a_stale_timeline_edge(tmp_path, embedder):
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.remember("ana", "Ben repaired the blue bicycle.", at="2024-03-01T10:00")
+        g.remember("ana", "Ben painted the old mill.", at="2024-03-02T10:00")
+        g.remember("ana", "Ben lost the spare key.", at="2024-03-03T10:00")
+        ids = [r["id"] for r in g.cypher(
+            "MATCH (:StoryArc {id: 'arc:person:ben'})-[r:INCLUDES]->(m) "
+            "RETURN m.id AS id ORDER BY r.t")]
+        g.cypher("MATCH (x:Memory {id: $a}), (y:Memory {id: $b}) "
+                 "CREATE (x)-[:NEXT {arc: 'arc:person:ben'}]->(y)",
+                 {"a": ids[0], "b": ids[2]}, write=True)
+    done = graphmem("--data-dir", str(data), "relink")
+    assert done.returncode == 0, done.stderr
+    assert "default: 1 NEXT edges removed or added" in done.stdout
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        links = g.cypher("MATCH (x)-[:NEXT {arc: 'arc:person:ben'}]->(y) "
+                         "RETURN x.id AS a, y.id AS b")
+    assert sorted((r["a"], r["b"]) for r in links) == sorted(zip(ids, ids[1:]))
