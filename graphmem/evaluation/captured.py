@@ -36,7 +36,7 @@ from graphmem.retrieval.pipeline import _span_ms, run_channels
 from graphmem.retrieval.validity import order_by_validity
 from graphmem.retrieval.query import parse_query
 from graphmem.retrieval.route import route_features
-from graphmem.view_search import one_blas_thread
+from graphmem.retrieval.similarity import similarities
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted",
            "route_features_of"]
@@ -93,7 +93,7 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
                               key=lambda x: view.records[x].row)
                   for mid in candidates}
     known = list(dict.fromkeys([*candidates, *(x for xs in affiliated.values() for x in xs)]))
-    sims = _similarities(view, known, parsed.vector)
+    sims = similarities(view, known, parsed.vector)
     return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
                     rankings=rankings, rows={m: view.records[m].row for m in known},
                     sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs},
@@ -149,16 +149,6 @@ class _Records(dict):
 
     def __missing__(self, key: str) -> _Claim:
         return _Claim(None, None, None, False, True)
-
-
-def _similarities(view, ids: list[str], qvec: np.ndarray) -> dict[str, float]:
-    # the same arithmetic as channels.by_similarity (one stacked product), so that
-    # orders by similarity come out identical
-    if not ids:
-        return {}
-    with one_blas_thread():
-        scores = view.vectors(ids) @ qvec
-    return {mid: float(s) for mid, s in zip(ids, scores)}
 
 
 def replay(captured: Captured, config: RecallConfig, *, k: int,
