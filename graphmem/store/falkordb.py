@@ -268,10 +268,11 @@ class FalkorDBStore(TracerMixin):
         except redis.RedisError as exc:
             raise translate(exc, "INFO replication", self._where, self._server) from exc
 
-    def compact_log(self) -> bool:
-        """BGREWRITEAOF when the server keeps an append-only file, and wait for it: the
-        server rewrites the file from a fork, serving queries meanwhile, and a shutdown
-        would kill an unfinished rewrite. Its automatic rewrite waits until the file has
+    def compact_log(self, timeout_s: float = 3600.0) -> bool:
+        """BGREWRITEAOF when the server keeps an append-only file, and wait for it (up to
+        ``timeout_s``; then it is logged and left to finish): the server rewrites the
+        file from a fork, serving queries meanwhile, and a shutdown would kill an
+        unfinished rewrite. Its automatic rewrite waits until the file has
         doubled, and a start replays every write since (a reclaim of a million memories
         left 650 MB to replay, 82 s at every start). A server that refuses the command (an
         ACL) or fails the rewrite is logged and left as it is."""
@@ -286,12 +287,17 @@ class FalkorDBStore(TracerMixin):
                                 "file keeps every write until it rewrites it itself",
                                 self._where, exc)
                     return False
-            pause = 0.01
+            pause, deadline = 0.01, time.monotonic() + timeout_s
             while True:
                 state = self._persistence()
                 if not (int(state.get("aof_rewrite_in_progress", 0))
                         or int(state.get("aof_rewrite_scheduled", 0))):
                     break
+                if time.monotonic() > deadline:
+                    log.warning("FalkorDB at %s is still rewriting its append-only file "
+                                "after %.0f s; left to finish (do not stop the server "
+                                "until it has)", self._where, timeout_s)
+                    return False
                 time.sleep(pause)
                 pause = min(pause * 2, 1.0)
         except redis.RedisError as exc:

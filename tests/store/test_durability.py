@@ -137,3 +137,14 @@ def test_a_compacted_log_replays_nothing_and_loses_nothing(tmp_path):
     with reopen(data, g) as again:
         rows = again.cypher("MATCH (m:Memory {ns: 'c'}) RETURN m.id AS id")
     assert {r["id"] for r in rows} == {f"m{i}" for i in range(300) if i != 3} | {"after"}
+
+
+def test_a_rewrite_longer_than_the_wait_is_left_to_finish(tmp_path, caplog):
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        # enough that the server's fork is still writing when it is first asked (its
+        # parent notices a finished rewrite only at its next tick, 100 ms at most)
+        g.cypher("UNWIND range(1, 50000) AS i CREATE (:Memory {ns: 'w', id: toString(i)})",
+                 write=True)
+        assert g._store.compact_log(timeout_s=0.0) is False
+        assert "still rewriting" in caplog.text
+        assert g._store.compact_log() is True  # a second call waits for the one running
