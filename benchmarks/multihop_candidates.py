@@ -1,0 +1,106 @@
+"""A diagnostic for the next multi-hop channel, not a result: among the turns of the
+people a LoCoMo multi-hop question names, where do its evidence turns rank by BM25 over
+the question's words, by dense similarity, and by BM25 over the question's words
+expanded with their nearest words of the conversation's own vocabulary (MiniLM cosine)?
+
+    python benchmarks/multihop_candidates.py [--neighbours 15] [--data DIR]
+
+"What activities does Melanie partake in?" shares no word with "I'm off to pottery
+class", and WordNet puts neither pottery nor camping under activity; the vocabulary a
+conversation uses, embedded word by word, may. Nothing is fitted (the neighbour count is
+given, and the figures are printed for whichever is asked); the shares are of the
+questions' evidence turns in the first 10 and 50, and of the questions whose evidence is
+all there, over every conversation of ``--data``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.embed import Embedder
+from graphmem.ingestion.benchmarks.locomo import load_locomo
+from graphmem.retrieval.tokenize import STOPWORDS, tokenize
+
+WORD = re.compile(r"[a-z]+")
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+
+
+def unit_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    vectors = embedder.embed(texts)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def content_words(text: str, names: set[str]) -> list[str]:
+    return [w for w in WORD.findall(text.lower())
+            if len(w) > 3 and w not in STOPWORDS and w not in names]
+
+
+def bm25(weights: dict[str, float], scope: list[int], terms: list[set[str]],
+         df: Counter[str]) -> list[int]:
+    """The turns of ``scope`` holding a weighted term, best first."""
+    scores = {i: sum(w * math.log1p((len(terms) - df[t] + .5) / (df[t] + .5))
+                     for t, w in weights.items() if t in terms[i]) for i in scope}
+    return sorted((i for i, s in scores.items() if s > 0), key=lambda i: -scores[i])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--neighbours", type=int, default=15)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args()
+    embedder = Embedder()
+    shares: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    for unit in load_locomo(args.data, skip_bad=True).units:
+        turns = list(unit.turns)
+        names = {a.lower() for a in unit.agents}
+        vocabulary = sorted({w for t in turns for w in content_words(t.text, names)})
+        word_vectors = unit_vectors(embedder, vocabulary)
+        turn_vectors = unit_vectors(embedder, [t.text for t in turns])
+        terms = [set(tokenize(t.text)) for t in turns]
+        df = Counter(term for found in terms for term in found)
+
+        for q in unit.questions:
+            if q.meta.get("category_name") != "multi-hop" or not q.evidence:
+                continue
+            named = [a for a in unit.agents if a.lower() in q.text.lower()]
+            scope = [i for i, t in enumerate(turns) if not named or t.speaker in named]
+            evidence = {i for i, t in enumerate(turns) if t.id in set(q.evidence)}
+            words = content_words(q.text, names)
+            expanded: dict[str, float] = {}
+            for vector in unit_vectors(embedder, words) if words else []:
+                similarity = word_vectors @ vector
+                for j in np.argsort(-similarity)[:args.neighbours]:
+                    for term in tokenize(vocabulary[j]):
+                        expanded[term] = max(expanded.get(term, 0.0), float(similarity[j]))
+            question = unit_vectors(embedder, [q.text])[0]
+            rankings = {
+                "bm25": bm25({t: 1.0 for t in tokenize(" ".join(words))}, scope, terms, df),
+                "dense": sorted(scope, key=lambda i: -float(turn_vectors[i] @ question)),
+                "expanded": bm25(expanded, scope, terms, df)}
+            for depth in (10, 50):
+                for name, ranking in rankings.items():
+                    top = set(ranking[:depth])
+                    shares[(name, depth, "evidence")].append(len(evidence & top) / len(evidence))
+                    shares[(name, depth, "all")].append(float(evidence <= top))
+                for name in ("bm25", "expanded"):
+                    top = set(rankings["dense"][:depth]) | set(rankings[name][:depth])
+                    shares[(f"dense + {name}", depth, "all")].append(float(evidence <= top))
+    count = len(shares[("bm25", 10, "all")])
+    print(f"{count} multi-hop questions; {args.neighbours} neighbours a word\n")
+    print("| ranking (the named people's turns) | evidence @10 | all @10 | evidence @50 | all @50 |")
+    print("|---|---:|---:|---:|---:|")
+    for name in ("bm25", "dense", "expanded", "dense + bm25", "dense + expanded"):
+        cells = [shares.get((name, d, kind)) for d in (10, 50) for kind in ("evidence", "all")]
+        print(f"| {name} | " + " | ".join(f"{statistics.mean(c):.3f}" if c else "" for c in cells)
+              + " |")
+
+
+if __name__ == "__main__":
+    main()
