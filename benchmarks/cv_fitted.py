@@ -56,6 +56,7 @@ class FitVariant:
     deposit_shifts: tuple[float, ...] = ()
     deposit_kinds: tuple[str, ...] = ()  # the kinds whose shift is chosen (empty: every kind)
     shift_after_route: bool = False  # the shift chosen with the route gate already fitted
+    reshare_after_shift: bool = False  # then the gate's share chosen again (or no gate)
     # the mixing of secondary kinds chosen on the training folds from these (the first,
     # the shipped 0.5, wins ties); empty: the shipped 0.5
     secondary_shares: tuple[float, ...] = ()
@@ -121,6 +122,10 @@ FIT_VARIANTS: dict[str, FitVariant] = {
     "shipped + dense to deposit chosen (preference kind; after the route)": FitVariant(
         fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
         deposit_kinds=("preference",), shift_after_route=True),
+    "shipped + dense to deposit chosen (preference kind; after the route; share again)":
+        FitVariant(fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+                   deposit_kinds=("preference",), shift_after_route=True,
+                   reshare_after_shift=True),
     "shipped + dense to deposit chosen (after the route)": FitVariant(
         fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
         shift_after_route=True),
@@ -171,6 +176,12 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     if variant.deposit_shifts and variant.shift_after_route:
         config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
                                   variant.deposit_kinds)
+        if variant.reshare_after_shift and config.route is not None:
+            gate = config.route
+            config = best_on(scorer, train, [config, config.model_copy(update={"route": None}),
+                                             *(config.model_copy(update={"route": gate.model_copy(
+                                                 update={"share": share})})
+                                               for share in variant.route_shares)])
     return config
 
 
