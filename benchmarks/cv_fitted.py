@@ -50,6 +50,13 @@ class FitVariant:
     # training folds after the weights, its share chosen there from ``route_shares``
     route: tuple[str, ...] = ()
     route_shares: tuple[float, ...] = (0.5, 0.75, 1.0)
+    # per kind, the share of its fitted dense weight moved to deposit (dense over whole
+    # deposits), chosen on the training folds from these (0 first: it wins ties); empty:
+    # none moved
+    deposit_shifts: tuple[float, ...] = ()
+    deposit_kinds: tuple[str, ...] = ()  # the kinds whose shift is chosen (empty: every kind)
+    shift_after_route: bool = False  # the shift chosen with the route gate already fitted
+    reshare_after_shift: bool = False  # then the gate's share chosen again (or no gate)
     # the mixing of secondary kinds chosen on the training folds from these (the first,
     # the shipped 0.5, wins ties); empty: the shipped 0.5
     secondary_shares: tuple[float, ...] = ()
@@ -105,6 +112,25 @@ FIT_VARIANTS: dict[str, FitVariant] = {
     "shipped + route (nearest)": FitVariant(fit_more=True, route=ROUTE_NEAREST),
     "shipped + route (dense/BM25 agreement)": FitVariant(fit_more=True, route=ROUTE_LEXICAL),
     "shipped + route (every agreement)": FitVariant(fit_more=True, route=ROUTE_EVERY),
+    # per kind, part of dense's weight moved to deposit (dense over whole deposits: a long
+    # answer cut into many atoms counts once), chosen on the training folds
+    "shipped + dense to deposit chosen": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0)),
+    "shipped + dense to deposit chosen (preference kind)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+        deposit_kinds=("preference",)),
+    "shipped + dense to deposit chosen (preference kind; after the route)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+        deposit_kinds=("preference",), shift_after_route=True),
+    "shipped + dense to deposit chosen (preference kind; after the route; share again)":
+        FitVariant(fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+                   deposit_kinds=("preference",), shift_after_route=True,
+                   reshare_after_shift=True),
+    "shipped + dense to deposit chosen (after the route)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+        shift_after_route=True),
+    "shipped + dense to deposit chosen (at most half)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5)),
     # the secondary kinds' share of the weights chosen on the training folds
     "shipped + secondary share chosen": FitVariant(fit_more=True,
                                                    secondary_shares=(0.5, 0.0, 0.25, 1.0)),
@@ -142,8 +168,40 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
                                          for share in variant.secondary_shares])
+    if variant.deposit_shifts and not variant.shift_after_route:
+        config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
+                                  variant.deposit_kinds)
     if variant.route:
         config = fit_route(scorer, config, train, variant.route, variant.route_shares)
+    if variant.deposit_shifts and variant.shift_after_route:
+        config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
+                                  variant.deposit_kinds)
+        if variant.reshare_after_shift and config.route is not None:
+            gate = config.route
+            config = best_on(scorer, train, [config, config.model_copy(update={"route": None}),
+                                             *(config.model_copy(update={"route": gate.model_copy(
+                                                 update={"share": share})})
+                                               for share in variant.route_shares)])
+    return config
+
+
+def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
+                     shifts: tuple[float, ...], kinds: tuple[str, ...] = ()) -> RecallConfig:
+    """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
+    its dense weight moved to deposit that scores best on ``train`` (of ``shifts``; the
+    first wins ties)."""
+    for kind in sorted(config.kind_weights):
+        if kinds and kind not in kinds:
+            continue
+        options = []
+        for share in shifts:
+            table = dict(config.kind_weights[kind])
+            moved = share * table.get("dense", 0.0)
+            table["dense"] = round(table.get("dense", 0.0) - moved, 3)
+            table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
+            options.append(config.model_copy(update={
+                "kind_weights": {**config.kind_weights, kind: table}}))
+        config = best_on(scorer, train, options)
     return config
 
 
