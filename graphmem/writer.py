@@ -94,10 +94,8 @@ class Writer:
                 continue  # remember() reports it, in order
             atoms.extend(self._atomise(deposit.text, speaker=self._speaker_name(deposit)))
         self._embed(atoms)
-        if self._supersession is not None:
-            self._supersession.parse_ahead(atoms)
-        elif self.config.annotate:
-            self._parser.parse_many(atoms)
+        if self.config.annotate:
+            self._parse_ahead(atoms)
 
     def remember(self, *, signature: str | None = None, op: dict | None = None,
                  **fields: Any) -> RememberResult:
@@ -144,9 +142,10 @@ class Writer:
         retry after another writer moved the namespace counts what that writer did."""
         embedding = self._embedding.submit(self._embed, atoms)
         view = self.views.synced(deposit.ns, state=state)
-        if self._supersession is not None:
-            self._supersession.parse_ahead(atoms)
-        meanings = self._annotate(atoms, deposit, view) if self.config.annotate else None
+        meanings = None
+        if self.config.annotate:
+            self._parse_ahead(atoms)
+            meanings = self._annotate(atoms, deposit, view)
         if self._supersession is not None:
             self._supersession.claims(atoms)  # read now: the plan asks for them
         vectors = embedding.result()
@@ -202,10 +201,17 @@ class Writer:
     def _speaker_name(self, deposit: Deposit) -> str:
         return self.agent_name(deposit.ns, deposit.agent)
 
+    def _parse_ahead(self, atoms: list[str]) -> None:
+        """Parse the statements for the entity pass: with the detector, in one batch with
+        the copies it reads (`SupersessionDetector.parse_ahead`)."""
+        if self._supersession is None:
+            self._parser.parse_many(atoms)
+        else:
+            self._supersession.parse_ahead(atoms)
+
     @property
     def _entity_parser(self) -> Parser:
-        """The detector's parser when there is one: it has parsed the statements already
-        (`SupersessionDetector.parse_ahead`)."""
+        """The parser that has parsed the statements (`_parse_ahead`)."""
         return self._parser if self._supersession is None else self._supersession.parser
 
     @property
