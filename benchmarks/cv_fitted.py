@@ -177,11 +177,10 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
         config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
                                   variant.deposit_kinds)
         if variant.reshare_after_shift and config.route is not None:
-            gate = config.route
-            config = best_on(scorer, train, [config, config.model_copy(update={"route": None}),
-                                             *(config.model_copy(update={"route": gate.model_copy(
-                                                 update={"share": share})})
-                                               for share in variant.route_shares)])
+            gates = [None, *(config.route.model_copy(update={"share": share})
+                             for share in variant.route_shares)]
+            config = best_on(scorer, train, [config, *(config.model_copy(update={"route": g})
+                                                       for g in gates)])
     return config
 
 
