@@ -91,24 +91,26 @@ class Upkeep(Querying):
         return done
 
     @one_at_a_time
-    def relink_timelines(self, *, progress: Callable[[str, int], None] | None = None
+    def relink_timelines(self, *, check: bool = False,
+                         progress: Callable[[str, int], None] | None = None
                          ) -> dict[str, int]:
         """Set every StoryArc timeline's NEXT edges to its memories' (time, id) order;
-        returns the edges removed or added per namespace. Releases before this one left
-        a stale edge where one deposit put several memories on one timeline (the write
-        cut an edge it was adding). Each timeline that differs is one write guarded by
-        its namespace's version, read again if another writer moved it."""
+        returns the edges removed or added per namespace (with ``check``: the edges that
+        would be, and nothing is written). Releases before this one left a stale edge
+        where one deposit put several memories on one timeline (the write cut an edge it
+        was adding). Each timeline that differs is one write guarded by its namespace's
+        version, read again if another writer moved it."""
         done: dict[str, int] = {}
         for ns in [r["ns"] for r in self.query("admin/namespaces")]:
             arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": ns})]
             done[ns] = 0
             for read, arc in enumerate(arcs, 1):
-                done[ns] += self._relink(ns, arc)
+                done[ns] += self._relink(ns, arc, check=check)
                 if progress:
                     progress(ns, read)
         return done
 
-    def _relink(self, ns: str, arc: str) -> int:
+    def _relink(self, ns: str, arc: str, *, check: bool = False) -> int:
         def attempt(n: int) -> int | None:
             state = self._views.state(ns)
             version = state.version if state else 0
@@ -117,8 +119,8 @@ class Upkeep(Querying):
             wanted = set(zip(members, members[1:]))
             links = {(a, b) for a, b in (row[0]["links"] if row else []) if a is not None}
             cuts, adds = sorted(links - wanted), sorted(wanted - links)
-            if not cuts and not adds:
-                return 0
+            if check or (not cuts and not adds):
+                return len(cuts) + len(adds)
             if not self.query("memory/relink_timeline",
                               {"ns": ns, "expected": version, "seq": version + 1,
                                "arc": arc, "cuts": [list(c) for c in cuts],

@@ -147,11 +147,15 @@ def reclaim(ctx: click.Context, batch: int) -> None:
 
 
 @cli.command()
+@click.option("--check", is_flag=True,
+              help="Only count the NEXT edges a relink would remove or add; change "
+                   "nothing, and exit with status 1 if there are any.")
 @click.pass_context
-def relink(ctx: click.Context) -> None:
+def relink(ctx: click.Context, check: bool) -> None:
     """Set every StoryArc timeline's NEXT edges to its memories' time order (after an
     upgrade: releases before this one left a stale edge where one deposit put several
-    memories on one timeline)."""
+    memories on one timeline). Each timeline is read whole: at a million memories this
+    is a scan of every timeline, not a check to run at every open."""
     obj = ctx.find_root().obj
 
     def progress(ns: str, read: int) -> None:
@@ -159,9 +163,13 @@ def relink(ctx: click.Context) -> None:
             click.echo(f"{ns}: {read:,} timelines read", err=True)
 
     with MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"]) as g:
-        done = g.relink_timelines(progress=progress)
+        done = g.relink_timelines(check=check, progress=progress)
     for ns, count in done.items():
-        click.echo(f"{ns}: {count:,} NEXT edges removed or added")
+        click.echo(f"{ns}: {count:,} NEXT edges " +
+                   ("to remove or add (nothing changed; run `graphmem relink`)" if check
+                    else "removed or added"))
+    if check and any(done.values()):
+        ctx.exit(1)
 
 
 @cli.command()

@@ -183,8 +183,13 @@ def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):
     mem.cypher("MATCH (:Memory {id: $a})-[r:NEXT {arc: $arc}]->(:Memory {id: $b}) DELETE r",
                {"a": order[2], "b": order[3], "arc": arc}, write=True)  # a lost link
     version = mem.query("memory/namespace_version", {"ns": "default"})[0]["version"]
+    damaged = _chain(mem, "default")[2]
+    assert mem.relink_timelines(check=True) == {"default": 2}  # counted, not written
+    assert _chain(mem, "default")[2] == damaged
+    assert mem.query("memory/namespace_version", {"ns": "default"})[0]["version"] == version
     assert mem.relink_timelines() == {"default": 2}
     assert _chain(mem, "default")[2] == sorted(zip(order, order[1:]))
     assert mem.query("memory/namespace_version", {"ns": "default"})[0]["version"] == version + 1
     assert mem.relink_timelines() == {"default": 0}
+    assert mem.relink_timelines(check=True) == {"default": 0}
     assert mem.check() == []

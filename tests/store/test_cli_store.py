@@ -146,9 +146,14 @@ def test_relink_removes_a_stale_timeline_edge(tmp_path, embedder):
         g.cypher("MATCH (x:Memory {id: $a}), (y:Memory {id: $b}) "
                  "CREATE (x)-[:NEXT {arc: 'arc:person:ben'}]->(y)",
                  {"a": ids[0], "b": ids[2]}, write=True)
+    checked = graphmem("--data-dir", str(data), "relink", "--check")
+    assert checked.returncode == 1, checked.stderr
+    assert "default: 1 NEXT edges to remove or add (nothing changed" in checked.stdout
     done = graphmem("--data-dir", str(data), "relink")
     assert done.returncode == 0, done.stderr
     assert "default: 1 NEXT edges removed or added" in done.stdout
+    again = graphmem("--data-dir", str(data), "relink", "--check")
+    assert again.returncode == 0 and "default: 0 NEXT edges to remove" in again.stdout
     with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
         links = g.cypher("MATCH (x)-[:NEXT {arc: 'arc:person:ben'}]->(y) "
                          "RETURN x.id AS a, y.id AS b")
