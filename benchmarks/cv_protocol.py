@@ -40,8 +40,10 @@ N_TOPIC_GROUPS = 4
 
 
 def plan_units(locomo: Path | None, prefeval: Path | None, *, every: dict[str, int],
-               distractors: int, seed: int) -> list[tuple]:
-    """(unit, dataset, fold) for every unit the run captures."""
+               distractors: int, seed: int, other_half: bool = False) -> list[tuple]:
+    """(unit, dataset, fold) for every unit the run captures: of each PrefEval topic and
+    form, the items whose index is a multiple of ``every[form]`` (with ``other_half``:
+    those halfway between them, a slice of the same topics that no selection saw)."""
     from graphmem.ingestion.benchmarks import load_benchmark
 
     plan: list[tuple] = []
@@ -54,7 +56,7 @@ def plan_units(locomo: Path | None, prefeval: Path | None, *, every: dict[str, i
                                     n_distractors=distractors, seed=seed)
             groups = topic_groups(sorted({u.meta["topic"] for u in report.units}))
             for unit in report.units:
-                if unit.meta["index"] % every[form] == 0:
+                if unit.meta["index"] % every[form] == (every[form] // 2 if other_half else 0):
                     plan.append((unit, f"prefeval-{form}", groups[unit.meta["topic"]]))
     return plan
 
@@ -73,7 +75,7 @@ def capture(args) -> list:
     plan = plan_units(args.locomo, args.prefeval, every={"explicit": args.prefeval_every,
                               "implicit-choice": args.choice_every,
                               "implicit-persona": args.persona_every},
-                      distractors=args.distractors, seed=args.seed)
+                      distractors=args.distractors, seed=args.seed, other_half=args.other_half)
     if args.only:  # in the order listed (a slow capture does the folds round robin)
         order = {unit_id: i for i, unit_id in enumerate(args.only.split(","))}
         plan = sorted((p for p in plan if p[0].id in order), key=lambda p: order[p[0].id])
@@ -119,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--persona-every", type=int, default=16,
                         help="the same for the implicit-persona form (its units are 4x "
                              "longer to ingest; default 16)")
+    parser.add_argument("--other-half", action="store_true",
+                        help="the PrefEval items halfway between those the --*-every options "
+                             "choose (index %% N == N // 2): a fresh slice of the same topics, "
+                             "to confirm on items no earlier selection looked at")
     parser.add_argument("--distractors", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, required=True,
