@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from graphmem.atomise import LLMAtomiser, atomise
-from graphmem.canonical import canonical_text
 from graphmem.consensus import Judge
 from graphmem.designs import design_named
 from graphmem.embed import Embedder
@@ -75,7 +74,6 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
                                 parser=grammar)
         self._writer = Writer(self._views, embed=self._embedder.embed,
                               atomise=atomiser or atomise, judge=judge or default_judge,
-                              canonical=partial(canonical_text, parser=self._parser),
                               parser=self._parser, design=design_named(design),
                               grammar=None if judge else grammar,
                               config=write_config,

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from graphmem.canonical import canonical_text
 from graphmem.consensus import Canonicaliser, Judge, Plan, new_id, plan_deposit
 from graphmem.designs import CONSENSUS, Design
 from graphmem.errors import InvalidInput
@@ -33,11 +35,12 @@ class Writer:
     """The write path of one MemoryGraph."""
 
     def __init__(self, views: Views, *, embed: Callable[[Sequence[str]], np.ndarray],
-                 atomise: Callable[..., list[str]], judge: Judge, canonical: Canonicaliser,
+                 atomise: Callable[..., list[str]], judge: Judge,
                  parser: Parser, design: Design = CONSENSUS,
                  config: WriteConfig = DEFAULT_WRITE, trust: DepositTrust | None = None,
                  clock: Callable[[], int] = now_ms, grammar: Parser | None = None) -> None:
-        """``parser`` reads entities (no dependency parse) when no claims are read;
+        """``parser`` reads entities (no dependency parse) when no claims are read (and
+        then the parties of a merged memory's wordings);
         ``grammar``, the full parser the judge reads statements with, if the detector may
         share it (the entity pass then reads the detector's parses). (The statement's
         own words are not parsed ahead for the judge: it reads a copy with placeholder
@@ -52,11 +55,13 @@ class Writer:
                                              thread_name_prefix="graphmem-embed")
         self._atomise = atomise
         self._judge = judge
-        self._canonical = canonical
         self._parser = parser
         self._salience = SalienceTagger()
         self._supersession = SupersessionDetector(parser=grammar) if config.supersession \
             else None
+        #: a merged memory's one wording, its parties read from the parses the entity pass
+        #: made (the statement is not parsed again, and one pipeline is loaded, not two)
+        self._canonical: Canonicaliser = partial(canonical_text, parser=self._entity_parser)
         self._names: dict[tuple[str, str], str] = {}
         self.design = design
         self.config = config

@@ -100,3 +100,32 @@ def test_a_statement_is_parsed_once_and_its_copy_in_the_same_batch(mem, monkeypa
     mem.remember("ana", named)
     assert name_copy(named)[0] != named
     assert batches == {False: [], True: [[named, name_copy(named)[0]]]}
+
+
+def test_a_merge_reads_its_wordings_from_the_parses_made_and_loads_one_pipeline(
+        mem, monkeypatch):
+    """A merged memory's one wording names every party of its wordings: they are read
+    from the full pipeline's parses (the statement's, made once for the entity pass),
+    not from a second pipeline parsing the statement again."""
+    from graphmem.text import nlp
+
+    parsed: dict[bool, list[str]] = {False: [], True: []}
+    for full in (False, True):
+        pipeline = nlp.load_pipeline(parser=full)
+        real = pipeline.pipe
+
+        def spy(texts, *args, _real=real, _full=full, **kwargs):
+            texts = list(texts)
+            parsed[_full].extend(texts)
+            return _real(texts, *args, **kwargs)
+        monkeypatch.setattr(pipeline, "pipe", spy)
+    first = mem.remember("ana", "Captain Reyes ordered the crew to lower the sails.")
+    reworded = "The captain, Reyes, ordered the crew to lower the sails."
+    second = mem.remember("ben", reworded)
+    assert [a.action for a in second.atoms] == ["merged"], second.atoms[0].reason
+    assert second.memory_ids == first.memory_ids
+    text = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.text AS text",
+                      {"id": first.memory_ids[0]})[0]["text"]
+    assert "Reyes" in text
+    assert parsed[False] == []
+    assert parsed[True].count(reworded) == 1
