@@ -296,7 +296,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         if not query or not query.strip():
             raise InvalidInput("query is empty")
         chosen = _recall_config(config, expand)
-        state = self._views.state(ns)
+        state, task = self._views.recall_state(ns, agent)
         policy = parse_policy(state.trust_policy if state else None)
         if policy.governed:
             self._trust.gate.admit(ns, agent, policy, need="read", token=token,
@@ -310,7 +310,8 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
         scores = self._scored(view, [h.memory_id for h in hits], agent,
-                              settings_of(state.decay if state else None))
+                              settings_of(state.decay if state else None),
+                              {agent: task} if task else {})
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
         hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])

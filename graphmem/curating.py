@@ -133,12 +133,15 @@ class Curating(Querying):
         return {m: u.as_dict() for m, u in self._scored(view, ids, agent).items()}
 
     def _scored(self, view: NamespaceView, ids: Sequence[str], agent: str | None,
-                settings: DecaySettings | None = None) -> dict[str, Utility]:
+                settings: DecaySettings | None = None,
+                tasks: dict[str, str] | None = None) -> dict[str, Utility]:
         """The scores recall puts on its hits (one path for recall and ``utilities``;
-        ``settings``: the namespace's decay settings where the caller has read them)."""
+        ``settings``, ``tasks``: the namespace's decay settings and the asker's task
+        where the caller has read them)."""
         return hit_utilities(self._store, self._queries, view, ids, agent,
                              self._embedder.embed,
-                             None if self._clock is now_ms else self._clock(), settings)
+                             None if self._clock is now_ms else self._clock(), settings,
+                             tasks)
 
     @one_at_a_time
     def maintain(self, *, ns: str = DEFAULT_NS, now: Any = None) -> dict[str, Any]:

@@ -33,6 +33,11 @@ class NamespaceState:
     decay: str | None = None  # JSON (graphmem.lifecycle.decay.DecaySettings); None: defaults
 
 
+def _state_of(row: dict) -> NamespaceState:
+    return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
+                          row.get("trust_policy"), row.get("decay"))
+
+
 class Views:
     """The views and text indexes of the namespaces this handle has touched.
 
@@ -58,11 +63,13 @@ class Views:
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})
-        if not rows:
-            return None
-        row = rows[0]
-        return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
-                              row.get("trust_policy"), row.get("decay"))
+        return _state_of(rows[0]) if rows else None
+
+    def recall_state(self, ns: str, agent: str) -> tuple[NamespaceState | None, str | None]:
+        """The namespace as stored now (None if it does not exist) and ``agent``'s task
+        (None if it has none), read together: a recall's first round trip."""
+        rows = self.store.read(self.queries["memory/recall_state"], {"ns": ns, "agent": agent})
+        return (_state_of(rows[0]), rows[0].get("task")) if rows else (None, None)
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
         """The namespace's state, creating it (``strict`` as given) if it is new."""

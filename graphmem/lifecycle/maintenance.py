@@ -33,13 +33,16 @@ def settings_of(raw: str | None) -> DecaySettings:
 
 def task_vectors(store: Store, queries: Queries, ns: str,
                  embed: Callable[[Sequence[str]], np.ndarray],
-                 agent: str | None = None) -> dict[str, np.ndarray]:
-    """Each agent's task, embedded (only ``agent``'s when given)."""
-    rows = [r for r in store.read(queries["lifecycle/tasks"], {"ns": ns})
-            if agent is None or r["agent"] == agent]
-    if not rows:
+                 agent: str | None = None, *, read: dict[str, str] | None = None
+                 ) -> dict[str, np.ndarray]:
+    """Each agent's task, embedded (only ``agent``'s when given; ``read``: the tasks the
+    caller has read, agent -> task, instead of reading them here)."""
+    if read is None:
+        read = {r["agent"]: r["task"] for r in store.read(queries["lifecycle/tasks"], {"ns": ns})
+                if agent is None or r["agent"] == agent}
+    if not read:
         return {}
-    return dict(zip([r["agent"] for r in rows], embed([r["task"] for r in rows])))
+    return dict(zip(read, embed(list(read.values()))))
 
 
 def deposit_clock(store: Store, queries: Queries, ns: str) -> dict[str, int]:
@@ -68,15 +71,17 @@ def scoring_clock(store: Store, queries: Queries, ns: str, ids: Sequence[str],
 
 def hit_utilities(store: Store, queries: Queries, view: NamespaceView, ids: Sequence[str],
                   agent: str | None, embed: Callable[[Sequence[str]], np.ndarray],
-                  now: int | None, settings: DecaySettings | None = None) -> dict[str, Utility]:
+                  now: int | None, settings: DecaySettings | None = None,
+                  tasks: dict[str, str] | None = None) -> dict[str, Utility]:
     """The utility of each hit of ``agent``'s recall, scored as maintenance scores it
-    (the namespace's settings — read from the store unless the caller has just read
-    them — and clock, the asker's own task; ``agent`` None: each memory's best owner's
-    task, as maintenance records it)."""
+    (the namespace's settings and the asker's own task — each read from the store unless
+    the caller has just read it: ``settings``, ``tasks`` (agent -> task, empty for none)
+    — and clock; ``agent`` None: each memory's best owner's task, as maintenance
+    records it)."""
     settings = settings or decay_settings(store, queries, view.ns)
-    tasks = task_vectors(store, queries, view.ns, embed, agent=agent)
+    vectors = task_vectors(store, queries, view.ns, embed, agent=agent, read=tasks)
     now, learned = scoring_clock(store, queries, view.ns, ids, settings, now)
-    return utilities(view, list(ids), tasks, settings, now, learned)
+    return utilities(view, list(ids), vectors, settings, now, learned)
 
 
 def record_scores(store: Store, queries: Queries, view: NamespaceView, ns: str,
