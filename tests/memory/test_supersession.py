@@ -76,10 +76,9 @@ def test_a_forgotten_link_of_a_chain_is_passed_through(mem):
     assert [h.memory_id for h in hits] == [third]
 
 
-def test_a_statement_is_parsed_once_and_its_copy_in_the_same_batch(mem, monkeypatch):
-    """The entity pass reads the detector's parses: a statement that names nobody inside
-    a sentence is parsed once; one that does goes with its placeholder copy in one batch."""
-    from graphmem.supersession.participants import name_copy
+def _pipeline_batches(monkeypatch) -> dict[bool, list[list[str]]]:
+    """The batches of texts each spaCy pipeline parses from now on (False: the
+    entity-only pipeline; True: the full one), recorded as the real pipelines run."""
     from graphmem.text import nlp
 
     batches: dict[bool, list[list[str]]] = {False: [], True: []}
@@ -92,6 +91,15 @@ def test_a_statement_is_parsed_once_and_its_copy_in_the_same_batch(mem, monkeypa
             batches[_full].append(texts)
             return _real(texts, *args, **kwargs)
         monkeypatch.setattr(pipeline, "pipe", spy)
+    return batches
+
+
+def test_a_statement_is_parsed_once_and_its_copy_in_the_same_batch(mem, monkeypatch):
+    """The entity pass reads the detector's parses: a statement that names nobody inside
+    a sentence is parsed once; one that does goes with its placeholder copy in one batch."""
+    from graphmem.supersession.participants import name_copy
+
+    batches = _pipeline_batches(monkeypatch)
     plain = "Ana found the spare key at the harbour."
     named = "Ana gave the ledger to Render at the station."
     mem.remember("ana", plain)
@@ -107,18 +115,7 @@ def test_a_merge_reads_its_wordings_from_the_parses_made_and_loads_one_pipeline(
     """A merged memory's one wording names every party of its wordings: they are read
     from the full pipeline's parses (the statement's, made once for the entity pass),
     not from a second pipeline parsing the statement again."""
-    from graphmem.text import nlp
-
-    parsed: dict[bool, list[str]] = {False: [], True: []}
-    for full in (False, True):
-        pipeline = nlp.load_pipeline(parser=full)
-        real = pipeline.pipe
-
-        def spy(texts, *args, _real=real, _full=full, **kwargs):
-            texts = list(texts)
-            parsed[_full].extend(texts)
-            return _real(texts, *args, **kwargs)
-        monkeypatch.setattr(pipeline, "pipe", spy)
+    batches = _pipeline_batches(monkeypatch)
     first = mem.remember("ana", "Captain Reyes ordered the crew to lower the sails.")
     reworded = "The captain, Reyes, ordered the crew to lower the sails."
     second = mem.remember("ben", reworded)
@@ -127,5 +124,5 @@ def test_a_merge_reads_its_wordings_from_the_parses_made_and_loads_one_pipeline(
     text = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.text AS text",
                       {"id": first.memory_ids[0]})[0]["text"]
     assert "Reyes" in text
-    assert parsed[False] == []
-    assert parsed[True].count(reworded) == 1
+    assert batches[False] == []
+    assert sum(batch.count(reworded) for batch in batches[True]) == 1
