@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from graphmem import view_snapshot
 from graphmem.queries import Queries
@@ -33,7 +33,11 @@ class NamespaceState:
     decay: str | None = None  # JSON (graphmem.lifecycle.decay.DecaySettings); None: defaults
 
 
-def _state_of(row: dict) -> NamespaceState:
+def state_of(row: Mapping[str, Any]) -> NamespaceState | None:
+    """The namespace state in a row read with namespace_version's columns (None if the
+    row has no namespace)."""
+    if row.get("version") is None:
+        return None
     return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
                           row.get("trust_policy"), row.get("decay"))
 
@@ -63,13 +67,13 @@ class Views:
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
         rows = self.store.read(self.queries["memory/namespace_version"], {"ns": ns})
-        return _state_of(rows[0]) if rows else None
+        return state_of(rows[0]) if rows else None
 
     def recall_state(self, ns: str, agent: str) -> tuple[NamespaceState | None, str | None]:
         """The namespace as stored now (None if it does not exist) and ``agent``'s task
         (None if it has none), read together: a recall's first round trip."""
         rows = self.store.read(self.queries["memory/recall_state"], {"ns": ns, "agent": agent})
-        return (_state_of(rows[0]), rows[0].get("task")) if rows else (None, None)
+        return (state_of(rows[0]), rows[0].get("task")) if rows else (None, None)
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
         """The namespace's state, creating it (``strict`` as given) if it is new."""

@@ -107,17 +107,22 @@ class Writer:
         """Deposit ``fields``; with trust on, ``op`` is the operation as signed and
         ``signature`` its signature (checked where the namespace requires them)."""
         deposit = validate_deposit(**fields)
-        state = self.views.ensure_namespace(deposit.ns)
+        trust = self.trust
+        # the namespace's state and the agent's trust state, in one round trip (the
+        # agent's is read again at admission where the namespace had to be made)
+        stored, agent = trust.gate.read(deposit.ns, deposit.agent) if trust is not None \
+            else (self.views.state(deposit.ns), None)
+        state = stored or self.views.ensure_namespace(deposit.ns)
         if state.strict:
             self._check_known(deposit)
         atoms = self._atomise(deposit.text, speaker=self._speaker_name(deposit))
         if not atoms:
             raise InvalidInput("the deposit has no statement to remember after atomising")
-        trust = self.trust
         admit = None
         if trust is not None:  # refused before anything is embedded or planned
             first = trust.admit(deposit, len(atoms), op=op, signature=signature,
-                                policy=parse_policy(state.trust_policy))
+                                policy=parse_policy(state.trust_policy),
+                                agent=agent if stored else None)
             readmit = lambda: trust.admit(deposit, len(atoms), op=op,  # noqa: E731
                                           signature=signature)
             admit = _first_then(first, readmit)

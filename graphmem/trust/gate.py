@@ -17,7 +17,7 @@ from graphmem.consensus import new_id
 from graphmem.errors import Forbidden, RateLimited, Unauthorized
 from graphmem.security import FRESHNESS_MS, Signature, parse_signature, verify
 from graphmem.trust.policy import TrustPolicy, level, token_digest
-from graphmem.views import Views
+from graphmem.views import NamespaceState, Views, state_of
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
@@ -114,17 +114,25 @@ class Gate:
         self._clock = clock
 
     def state(self, ns: str, agent: str) -> AgentState:
+        return self.read(ns, agent)[1]
+
+    def read(self, ns: str, agent: str) -> tuple[NamespaceState | None, AgentState]:
+        """The namespace's state (None if it does not exist) and ``agent``'s, in one
+        round trip: what a write reads first."""
         rows = self._views.store.read(self._views.queries["trust/agent_state"],
                                       {"ns": ns, "agent": agent})
-        return AgentState.from_row(agent, rows[0] if rows else None)
+        row = rows[0] if rows else None
+        return (state_of(row) if row else None), AgentState.from_row(agent, row)
 
     def admit(self, ns: str, agent: str, policy: TrustPolicy, *, need: str,
               op: Mapping[str, Any] | None = None, signature: str | None = None,
-              token: str | None = None, assertions: int = 0) -> Admission:
+              token: str | None = None, assertions: int = 0,
+              state: AgentState | None = None) -> Admission:
         """Check ``agent`` may do ``op`` now (permission, identity, limits), or raise
-        Forbidden, Unauthorized or RateLimited; a rate-limit refusal is logged first."""
+        Forbidden, Unauthorized or RateLimited; a rate-limit refusal is logged first.
+        ``state``: the agent's, where the caller has just read it (`read`)."""
         now = self._clock()
-        state = self.state(ns, agent)
+        state = state if state is not None else self.state(ns, agent)
         if state.revoked:
             raise Forbidden(f"agent {agent!r} was revoked in namespace {ns!r}; its "
                             "operations are refused (its past events stay)")

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Sequence
 from graphmem.consensus import Plan
 from graphmem.models import Deposit
 from graphmem.trust.confidence import Assertion, Contradiction, Ledger, session_of
-from graphmem.trust.gate import HOUR_MS, Admission, Gate, event
+from graphmem.trust.gate import HOUR_MS, Admission, AgentState, Gate, event
 from graphmem.trust.policy import TrustPolicy, parse_policy
 from graphmem.view import NamespaceView
 from graphmem.views import Views
@@ -30,12 +30,13 @@ class DepositTrust:
         return parse_policy(state.trust_policy if state else None)
 
     def admit(self, deposit: Deposit, assertions: int, *, op: Mapping[str, Any] | None,
-              signature: str | None, policy: TrustPolicy | None = None) -> Admission:
+              signature: str | None, policy: TrustPolicy | None = None,
+              agent: AgentState | None = None) -> Admission:
         """Permission, identity and rate limits for ``deposit`` (or an error);
-        ``policy`` is the namespace's when the caller just read it."""
+        ``policy`` and ``agent`` (its state) where the caller just read them."""
         return self.gate.admit(deposit.ns, deposit.agent, policy or self.policy(deposit.ns),
                                need="write", op=op, signature=signature,
-                               assertions=assertions)
+                               assertions=assertions, state=agent)
 
     def weigh(self, plan: Plan, deposit: Deposit, admission: Admission,
               view: NamespaceView, meanings: Sequence[Any] | None) -> Plan:

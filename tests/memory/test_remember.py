@@ -193,3 +193,18 @@ def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):
     assert mem.relink_timelines() == {"default": 0}
     assert mem.relink_timelines(check=True) == {"default": 0}
     assert mem.check() == []
+
+
+def test_a_remember_reads_the_namespace_and_its_agent_in_one_round_trip(mem, monkeypatch):
+    """A write's first read is the namespace's state with the agent's trust state; then
+    the write, and the read of what it wrote (the view catching up)."""
+    mem.remember("ana", "The ferry leaves at noon.")
+    calls: list[tuple[str, str]] = []
+    for kind in ("read", "write"):
+        real = getattr(mem._store, kind)
+        monkeypatch.setattr(mem._store, kind, lambda query, *a, _real=real, _kind=kind, **k:
+                            calls.append((_kind, query)) or _real(query, *a, **k))
+    mem.remember("ana", "The harbour crane needs a new cable.")
+    assert calls == [("read", mem._queries["trust/agent_state"]),
+                     ("write", mem._queries["memory/apply_deposit"]),
+                     ("read", mem._queries["memory/changed_since"])]
