@@ -111,16 +111,15 @@ class Upkeep(Querying):
         return done
 
     def _relink(self, ns: str, arc: str, *, check: bool = False) -> int:
+        if check:  # nothing is written: no version to guard a write with
+            return sum(map(len, self._stale_links(ns, arc)))
+
         def attempt(n: int) -> int | None:
-            state = self._views.state(ns)
+            state = self._views.state(ns)  # read before the timeline: it guards the write
             version = state.version if state else 0
-            row = self.query("memory/timeline", {"ns": ns, "arc": arc})
-            members = row[0]["members"] if row else []
-            wanted = set(zip(members, members[1:]))
-            links = {(a, b) for a, b in (row[0]["links"] if row else []) if a is not None}
-            cuts, adds = sorted(links - wanted), sorted(wanted - links)
-            if check or (not cuts and not adds):
-                return len(cuts) + len(adds)
+            cuts, adds = self._stale_links(ns, arc)
+            if not cuts and not adds:
+                return 0
             if not self.query("memory/relink_timeline",
                               {"ns": ns, "expected": version, "seq": version + 1,
                                "arc": arc, "cuts": [list(c) for c in cuts],
@@ -131,6 +130,15 @@ class Upkeep(Querying):
 
         return retry_moved_version(attempt, attempts=60, backoff_ms=2.0,
                                    what=f"the relink of timeline {arc!r}")
+
+    def _stale_links(self, ns: str, arc: str
+                     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """One timeline's NEXT edges to cut and to add to match its members' order."""
+        row = self.query("memory/timeline", {"ns": ns, "arc": arc})
+        members = row[0]["members"] if row else []
+        wanted = set(zip(members, members[1:]))
+        links = {(a, b) for a, b in (row[0]["links"] if row else []) if a is not None}
+        return sorted(links - wanted), sorted(wanted - links)
 
     def check(self) -> list[str]:
         """What ``graphmem check`` reports: every way the store's namespaces, records and

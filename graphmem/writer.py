@@ -108,10 +108,10 @@ class Writer:
         ``signature`` its signature (checked where the namespace requires them)."""
         deposit = validate_deposit(**fields)
         trust = self.trust
-        # the namespace's state and the agent's trust state, in one round trip (the
-        # agent's is read again at admission where the namespace had to be made)
+        # with trust, the namespace's state and the agent's trust state in one round trip
+        # (the agent's is read again at admission where the namespace had to be made)
         stored, agent = trust.gate.read(deposit.ns, deposit.agent) if trust is not None \
-            else (self.views.state(deposit.ns), None)
+            else (None, None)
         state = stored or self.views.ensure_namespace(deposit.ns)
         if state.strict:
             self._check_known(deposit)
