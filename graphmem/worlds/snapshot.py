@@ -10,6 +10,7 @@ so the set of types is the data model's, fixed.
 from __future__ import annotations
 
 import json
+import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +22,18 @@ from graphmem.queries import queries_for
 BATCH = 500
 
 
+#: what a namespace's node holds of one store's life, not of the memory: its epoch tells
+#: every process's view which namespace it was built from (graphmem.views)
+_NOT_DUMPED = {"Namespace": ("epoch",)}
+
+
 def dump_rows(graph, ns: str) -> Iterator[dict[str, Any]]:
     """Nodes (``{"node": label, "props": ...}``) then relationships of ``ns``."""
     for row in graph.query("worlds/dump_nodes", {"ns": ns}):
-        yield {"node": row["labels"][0], "props": plain(row["props"])}
+        label = row["labels"][0]
+        props = {k: v for k, v in plain(row["props"]).items()
+                 if k not in _NOT_DUMPED.get(label, ())}
+        yield {"node": label, "props": props}
     edges = [{"edge": row["type"], "from_id": row["from_id"], "to_id": row["to_id"],
               "props": plain(row["props"])}
              for row in graph.query("worlds/dump_edges", {"ns": ns})]
@@ -60,11 +69,17 @@ def restore_namespace(graph, ns: str, path: Path) -> int:
 
 
 def restore_rows(graph, ns: str, rows: list[dict[str, Any]], *, where: str = "dump") -> int:
-    """Replace ``ns`` in ``graph`` with dumped rows (as ``dump_rows`` gives them)."""
+    """Replace ``ns`` in ``graph`` with dumped rows (as ``dump_rows`` gives them).
+
+    The restored namespace gets a new epoch: its version goes back to the dump's, and a
+    view another process built of the namespace before (same name, later version) would
+    otherwise be taken as ahead of it, and keep what the restore removed."""
     nodes: dict[str, list[dict]] = defaultdict(list)
     edges: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        if "node" in row:
+        if row.get("node") == "Namespace":  # also a dump made before epochs were left out
+            nodes["Namespace"].append({**row["props"], "epoch": uuid.uuid4().hex})
+        elif "node" in row:
             nodes[row["node"]].append(row["props"])
         else:
             edges[row["edge"]].append({k: row[k] for k in ("from_id", "to_id", "props")})

@@ -103,6 +103,25 @@ def test_checkpoint_dump_restores_the_namespace_exactly(world_memory, tmp_path):
         restore_namespace(mem.graph, mem.ns, tmp_path / "missing.jsonl")
 
 
+def test_a_restore_is_seen_by_a_handle_that_read_the_namespace_after_the_dump(
+        tmp_path, embedder):
+    """Another process's view of the namespace is ahead of the restored version: it must
+    be rebuilt, not kept (the restore gives the namespace a new epoch)."""
+    data, dump = tmp_path / "data", tmp_path / "w.jsonl"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as a, \
+            MemoryGraph.open(data_dir=data, embedder=embedder) as b:
+        a.remember("ana", "Ana found the spare key at the harbour.", ns="w")
+        dump_namespace(a, "w", dump)
+        a.remember("ana", "Ana bought a red kite at the market.", ns="w")
+        assert len(b.recall("ana", "What did Ana buy?", ns="w")) == 2
+        restore_namespace(a, "w", dump)
+        assert [h.text for h in b.recall("ana", "What did Ana buy?", ns="w")] == \
+            ["Ana found the spare key at the harbour."]
+        # and a process that opens the store later does not start from b's saved view
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as c:
+        assert len(c.recall("ana", "What did Ana buy?", ns="w")) == 1
+
+
 def test_unknown_design_is_refused():
     with pytest.raises(InvalidInput, match="two-tier"):
         graph_design("gossip")
