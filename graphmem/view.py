@@ -117,19 +117,26 @@ class NamespaceView(VectorSearch):
         for record in self.records.values() if replay else ():
             listener(record)
 
-    def sync(self, store: Store, queries, version: int) -> int:
+    def sync(self, store: Store, queries, version: int, *, note: bool = False) -> int:
         """Catch up with the store, which is at namespace ``version``, a page of
         ``SYNC_PAGE`` memories at a time (a memory changed meanwhile moves to a later
-        sequence, which a later page reads); returns how many memories were read."""
+        sequence, which a later page reads); returns how many memories were read.
+        ``note``: the caller's write moved the namespace to ``version``; the journal
+        notes it with the first page's read (``Store.read_noting``)."""
         if version <= self.version:
+            if note:
+                store.note_version(self.ns, version)
             return 0
         read = 0
         since = max(self.version, 0)
         params = {"ns": self.ns, "vsince": since, "since": since, "page": SYNC_PAGE,
                   "after_seq": -1, "after_pos": -1, "after_id": ""}
         newest, previous = version, None
+        query = queries["memory/changed_since"]
         while True:
-            rows = store.read(queries["memory/changed_since"], params)
+            first = previous is None
+            rows = store.read_noting(self.ns, version, query, params) if note and first \
+                else store.read(query, params)
             for row in rows:
                 self.upsert(row)
             read += len(rows)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from graphmem import view_snapshot
@@ -106,11 +106,14 @@ class Views:
                                      "now": now_ms(), **params})
             if not rows:
                 return None
-            self.store.note_version(ns, version + 1)
             if local is not None and self._apply_locally(ns, version, rows, local):
-                return rows
-            if sync:
-                self.synced(ns)
+                self.store.note_version(ns, version + 1)
+            elif sync and state is not None:  # the journal's note with the catch-up read
+                self.synced(ns, state=replace(state, version=version + 1), note=True)
+            else:
+                self.store.note_version(ns, version + 1)
+                if sync:
+                    self.synced(ns)
             return rows
 
         return retry_moved_version(attempt, attempts=attempts, backoff_ms=2.0, what=query)
@@ -190,11 +193,12 @@ class Views:
             return self._text_indexes[ns]
 
     def synced(self, ns: str, version: int | None = None, *,
-               state: NamespaceState | None = None) -> NamespaceView:
+               state: NamespaceState | None = None, note: bool = False) -> NamespaceView:
         """The view of ``ns``, caught up with the store (at ``version`` when the caller
         knows it, e.g. right after its own write; else the store is asked — or ``state``
         is what the caller just read from it — and a view of a namespace that was
-        dropped or made anew since is rebuilt)."""
+        dropped or made anew since is rebuilt). ``note``: the caller's write just moved
+        ``ns`` to ``version``; the journal notes it in the catch-up's round trip."""
         with self._lock:  # one catch-up at a time: a view is not built for racing syncs
             if version is None:
                 state = state or self.state(ns)
@@ -204,7 +208,7 @@ class Views:
                 self._epochs[ns] = epoch
                 version = state.version if state else 0
             view = self._view(ns)
-            read = view.sync(self.store, self.queries, version)
+            read = view.sync(self.store, self.queries, version, note=note)
             self._unsaved[ns] = self._unsaved.get(ns, 0) + read
             if read >= view_snapshot.SAVE_AFTER_ROWS:
                 self._save(ns, view)  # a long read: the next process need not repeat it

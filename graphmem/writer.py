@@ -177,8 +177,7 @@ class Writer:
                 plan = self.trust.weigh(plan, deposit, admit(), current, meanings)
             if not self._apply(deposit.ns, current.version, plan):
                 return None
-            self.store.note_version(deposit.ns, current.version + 1)
-            self.views.synced(deposit.ns, current.version + 1)
+            self.views.synced(deposit.ns, current.version + 1, note=True)
             return RememberResult(deposit_id=plan.deposit_id, ns=deposit.ns,
                                   atoms=plan.outcomes, attempts=n)
 
@@ -285,8 +284,7 @@ class Writer:
             if not self.store.write(self.queries["memory/unmerge"],
                                     rows.guarded(ns, view.version, self.clock())):
                 return None
-            self.store.note_version(ns, view.version + 1)
-            self.views.synced(ns)
+            self.views.synced(ns, view.version + 1, note=True)
             return restored
 
         return retry_moved_version(attempt, attempts=self.config.max_attempts,

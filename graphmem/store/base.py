@@ -62,6 +62,11 @@ class Store(Protocol):
         a damaged log cannot silently roll back with the graph (``graphmem.integrity``).
         A backend whose own log is checked (Neo4j) may keep nothing."""
 
+    def read_noting(self, ns: str, version: int, query: str,
+                    params: Params | None = None) -> list[Row]:
+        """``note_version(ns, version)``, then ``read(query, params)``: in one round trip
+        where the backend can (after a write, its version and the catch-up read)."""
+
     def noted_versions(self) -> dict[str, int]:
         """The journal: the last version noted for each namespace."""
 

@@ -206,6 +206,30 @@ class FalkorDBStore(TracerMixin):
         except redis.RedisError as exc:
             raise translate(exc, f"HSET {self._journal}", self._where) from exc
 
+    def read_noting(self, ns: str, version: int, query: str,
+                    params: Params | None = None) -> list[Row]:
+        """The journal's HSET and the read pipelined on one connection: one round trip,
+        in that order (the note is made before the read is answered, as two calls would)."""
+        params = params or {}
+        check_params(params)
+        self._trace(query, params)
+        header = self._graph._build_params_header(dict(params)) if params else ""
+        pipe = self._db.connection.pipeline(transaction=False)
+        pipe.hset(self._journal, ns, version)
+        pipe.execute_command("GRAPH.RO_QUERY", self.graph_name, header + query, "--compact")
+        try:
+            noted, reply = pipe.execute(raise_on_error=False)
+        except Exception as exc:  # noqa: BLE001 - every driver error is translated
+            raise translate(exc, query, self._where, self._server) from exc
+        if isinstance(noted, Exception):
+            raise translate(noted, f"HSET {self._journal}", self._where)
+        if isinstance(reply, Exception):
+            if "empty key" in str(reply):
+                return []
+            raise translate(reply, query, self._where, self._server)
+        from falkordb.query_result import QueryResult
+        return _rows(QueryResult(self._graph, reply))
+
     def noted_versions(self) -> dict[str, int]:
         try:
             raw = self._db.connection.hgetall(self._journal)

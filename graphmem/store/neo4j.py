@@ -204,6 +204,10 @@ class Neo4jStore(TracerMixin):
     def note_version(self, ns: str, version: int) -> None:
         return None
 
+    def read_noting(self, ns: str, version: int, query: str,
+                    params: Params | None = None) -> list[Row]:
+        return self.read(query, params)  # no journal (note_version)
+
     def noted_versions(self) -> dict[str, int]:
         return {}
 

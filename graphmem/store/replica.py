@@ -156,6 +156,12 @@ class ReplicatedStore:
         self.primary.forget_version(ns)
         self._mark()
 
+    def read_noting(self, ns: str, version: int, query: str,
+                    params: Params | None = None) -> list[Row]:
+        """The note on the primary, the read where reads go: two round trips."""
+        self.note_version(ns, version)
+        return self.read(query, params)
+
     def compact_log(self) -> bool:
         """The primary's log; each replica keeps its own persistence."""
         return self.primary.compact_log()

@@ -197,14 +197,23 @@ def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):
 
 def test_a_remember_reads_the_namespace_and_its_agent_in_one_round_trip(mem, monkeypatch):
     """A write's first read is the namespace's state with the agent's trust state; then
-    the write, and the read of what it wrote (the view catching up)."""
+    the write, and the read of what it wrote (the view catching up) made together with
+    the journal's note of the new version."""
     mem.remember("ana", "The ferry leaves at noon.")
     calls: list[tuple[str, str]] = []
     for kind in ("read", "write"):
         real = getattr(mem._store, kind)
         monkeypatch.setattr(mem._store, kind, lambda query, *a, _real=real, _kind=kind, **k:
                             calls.append((_kind, query)) or _real(query, *a, **k))
+    real_noting, real_note = mem._store.read_noting, mem._store.note_version
+    monkeypatch.setattr(mem._store, "read_noting", lambda ns, version, query, *a, **k:
+                        calls.append(("read_noting", query)) or
+                        real_noting(ns, version, query, *a, **k))
+    monkeypatch.setattr(mem._store, "note_version", lambda ns, version:
+                        calls.append(("note_version", ns)) or real_note(ns, version))
     mem.remember("ana", "The harbour crane needs a new cable.")
     assert calls == [("read", mem._queries["trust/agent_state"]),
                      ("write", mem._queries["memory/apply_deposit"]),
-                     ("read", mem._queries["memory/changed_since"])]
+                     ("read_noting", mem._queries["memory/changed_since"])]
+    version = mem.query("memory/namespace_version", {"ns": "default"})[0]["version"]
+    assert mem._store.noted_versions()["default"] == version

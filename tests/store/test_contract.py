@@ -65,6 +65,22 @@ def test_transaction_runs_statements_in_order(graph):
     assert results[1] == [{"name": "Ada"}]
 
 
+def test_read_noting_notes_the_version_and_reads(graph):
+    """A write's catch-up read and its journal note go together (one round trip where
+    the backend can): the rows are the read's, and the journal holds the version where
+    the backend keeps one."""
+    store = graph._store
+    graph.cypher("CREATE (:Agent {ns: 't', id: 'a1'})", write=True)
+    query = "MATCH (a:Agent {ns: $ns}) RETURN a.id AS id"
+    assert store.read_noting("t", 7, query, {"ns": "t"}) == store.read(query, {"ns": "t"}) \
+        == [{"id": "a1"}]
+    keeps = store.capabilities.backend == "falkordb"
+    assert store.noted_versions() == ({"t": 7} if keeps else {})
+    with pytest.raises(ReadOnlyViolation):  # a read it stays
+        store.read_noting("t", 8, "CREATE (:Agent {ns: 't', id: 'nope'})")
+    assert graph.cypher("MATCH (a:Agent {id: 'nope'}) RETURN a") == []
+
+
 def test_tracer_sees_every_query(graph):
     seen = []
     with graph.tracer(lambda q, p: seen.append((q, dict(p)))):
