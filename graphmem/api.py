@@ -37,7 +37,7 @@ from graphmem.trust.bundle import with_authorship
 from graphmem.trust.gate import AgentState
 from graphmem.trust.ledger import DepositTrust
 from graphmem.trust.policy import parse_policy
-from graphmem.views import Views, now_ms
+from graphmem.views import NamespaceState, Views, now_ms
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 from graphmem.writer import Writer, parse_at
 
@@ -313,7 +313,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
                               settings_of(state.decay if state else None),
                               {agent: task} if task else {})
         hits = [h.model_copy(update={"utility": scores[h.memory_id].as_dict()}) for h in hits]
-        hits = with_authorship(hits, view, self._profiles(ns, hits), policy)
+        hits = with_authorship(hits, view, self._profiles(ns, hits, state), policy)
         self._attend(ns, agent, [h.memory_id for h in hits])
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
@@ -335,13 +335,13 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
             check_identifier(op_id, "op_id")
         return self._writer.unmerge(ns, memory_id, op_id=op_id)
 
-    def _profiles(self, ns: str, hits: Sequence[Hit]) -> dict[str, AgentState]:
-        """The trust profiles of the agents that asserted ``hits``."""
+    def _profiles(self, ns: str, hits: Sequence[Hit],
+                  state: NamespaceState | None) -> dict[str, AgentState]:
+        """The trust profiles of the agents that asserted ``hits`` (kept by the views
+        while no write changed a profile since ``state``)."""
         agents = sorted({a for h in hits for a in h.asserted_by})
-        if not agents:
-            return {}
-        rows = self.query("trust/trust_of", {"ns": ns, "agents": agents})
-        return {r["id"]: AgentState.from_row(r["id"], r) for r in rows}
+        rows = self._views.trust_rows(ns, state, agents) if agents else {}
+        return {a: AgentState.from_row(a, r) for a, r in rows.items()}
 
     # -- lifecycle ----------------------------------------------------------------
 

@@ -8,13 +8,13 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from graphmem import view_snapshot
 from graphmem.queries import Queries
 from graphmem.retry import retry_moved_version
 from graphmem.retrieval.text_index import TextIndex
-from graphmem.store.base import Store
+from graphmem.store.base import Row, Store
 from graphmem.view import NamespaceView
 
 
@@ -31,6 +31,9 @@ class NamespaceState:
     epoch: str | None
     trust_policy: str | None = None  # JSON (graphmem.trust.policy); None: open
     decay: str | None = None  # JSON (graphmem.lifecycle.decay.DecaySettings); None: defaults
+    #: the version of the last write that may have changed a trust profile (read by
+    #: memory/recall_state only; None: none since the namespace was made)
+    profiled: int | None = None
 
 
 def state_of(row: Mapping[str, Any]) -> NamespaceState | None:
@@ -39,7 +42,7 @@ def state_of(row: Mapping[str, Any]) -> NamespaceState | None:
     if row.get("version") is None:
         return None
     return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
-                          row.get("trust_policy"), row.get("decay"))
+                          row.get("trust_policy"), row.get("decay"), row.get("profiled"))
 
 
 class Views:
@@ -63,6 +66,9 @@ class Views:
         self._saved_text: set[str] = set()  # namespaces whose snapshot has the text index
         # ns -> the vector index its snapshot holds (None: none), to save one trained since
         self._saved_vectors: dict[str, object] = {}
+        # ns -> ((epoch, profiled) they were read at, agent -> its trust/trust_of row or
+        # None where the agent was not stored)
+        self._trust_rows: dict[str, tuple[tuple, dict[str, Row | None]]] = {}
 
     def state(self, ns: str) -> NamespaceState | None:
         """The namespace as stored now, or None if it does not exist."""
@@ -74,6 +80,30 @@ class Views:
         (None if it has none), read together: a recall's first round trip."""
         rows = self.store.read(self.queries["memory/recall_state"], {"ns": ns, "agent": agent})
         return (state_of(rows[0]), rows[0].get("task")) if rows else (None, None)
+
+    def trust_rows(self, ns: str, state: NamespaceState | None,
+                   agents: Sequence[str]) -> dict[str, Row]:
+        """The trust profiles (``trust/trust_of`` rows) of those of ``agents`` that are
+        stored, read only for the agents not kept since ``state`` (as the caller just
+        read it) last changed a profile: the namespace's epoch and ``profiled`` (each
+        write that may change a profile moves it; so does a restore, by a new epoch)."""
+        if state is None:
+            return {}
+        key = (state.epoch, state.profiled)
+        with self._lock:
+            kept_at, kept = self._trust_rows.get(ns, (None, {}))
+            if kept_at != key:
+                kept = {}
+            missing = sorted(set(agents) - set(kept))
+        if missing:
+            rows = self.store.read(self.queries["trust/trust_of"], {"ns": ns, "agents": missing})
+            read: dict[str, Row | None] = {a: None for a in missing}
+            read.update({r["id"]: r for r in rows})
+            with self._lock:
+                kept_at, now = self._trust_rows.get(ns, (None, {}))
+                kept = {**(now if kept_at == key else {}), **read}
+                self._trust_rows[ns] = (key, kept)
+        return {a: row for a in agents if (row := kept.get(a)) is not None}
 
     def ensure_namespace(self, ns: str, *, strict: bool = False) -> NamespaceState:
         """The namespace's state, creating it (``strict`` as given) if it is new."""
@@ -140,6 +170,7 @@ class Views:
             self._unsaved.pop(ns, None)
             self._saved_text.discard(ns)
             self._saved_vectors.pop(ns, None)
+            self._trust_rows.pop(ns, None)
 
     def _view(self, ns: str) -> NamespaceView:
         with self._lock:

@@ -348,3 +348,25 @@ def test_a_quarantined_newcomer_cannot_retire_an_established_fact(governed):
     assert [h.memory_id for h in hits[:2]] == [old.memory_ids[0], new.memory_ids[0]]
     assert hits[1].quarantined and hits[1].status == "current"
     assert hits[0].status == "superseded"  # the record says so; the order weighs trust
+
+
+def test_a_recall_sees_trust_another_handle_changed(tmp_path, embedder, clock):
+    """A handle keeps the trust profiles it read until a write changes one: the next
+    recall after another handle sets a score or revokes reads them again."""
+    data, ns = tmp_path / "data", "kept"
+    with MemoryGraph.open(data_dir=data, embedder=embedder, clock=clock) as a, \
+            MemoryGraph.open(data_dir=data, embedder=embedder, clock=clock) as b:
+        for agent, kind in (("root", "human"), ("doc", "ai"), ("ben", "ai")):
+            a.register_agent(agent, kind=kind, ns=ns)
+        a.remember("doc", FACT, ns=ns, witnesses=["ben"])
+
+        def score() -> float:
+            hit = a.recall("ben", "Where is the backup generator?", ns=ns)[0]
+            assert hit.text == FACT
+            return hit.trust_score
+
+        assert score() == score() == 1.0
+        b.set_trust("doc", 0.4, ns=ns, by="root")
+        assert score() == pytest.approx(0.4)
+        b.revoke("doc", ns=ns, by="root")
+        assert score() == 0.0

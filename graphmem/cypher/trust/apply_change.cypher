@@ -2,11 +2,13 @@
 // write-locked first, for Neo4j): an agent's profile fields ($profile), optionally its
 // trust in one domain ($score from $by; '*' is the default), the confidences a replay
 // with the new trust gives, the agents' session gains, and the change's events.
+// n.profiled: the version of the last write that may have changed a trust profile (what
+// memory/recall_state reads to know whether the profiles a process keeps still hold).
 MATCH (n:Namespace {ns: $ns, id: $ns})
 SET n._lock = true
 WITH n
 WHERE n.version = $expected
-SET n.version = $seq,
+SET n.version = $seq, n.profiled = $seq,
     n.trust_version = coalesce(n.trust_version, 0) + CASE WHEN $score IS NULL THEN 0 ELSE 1 END,
     n.trust_policy = coalesce($policy, n.trust_policy)
 REMOVE n._lock

@@ -6,7 +6,7 @@ MATCH (n:Namespace {ns: $ns, id: $ns})
 SET n._lock = true
 WITH n
 WHERE n.version = $expected
-SET n.version = $seq
+SET n.version = $seq, n.profiled = $seq  // new agents, federated: their trust differs
 REMOVE n._lock
 FOREACH (g IN $agents |
   MERGE (a:Agent {ns: $ns, id: g.id})
