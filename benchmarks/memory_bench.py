@@ -22,6 +22,7 @@ and the slowest. Baselines measured in the same run: embedding one sentence alon
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import tempfile
@@ -141,6 +142,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         if ops:  # untimed: the first remember loads the parser (seconds: the p99 and max
             # are of the operations, not of a process's first write)
             g.remember(AGENTS[0], f"{statement(rng)} (warm up)", ns=ns)
+        collections = FullCollections()
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
             t = time.perf_counter()
@@ -162,6 +164,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             t = time.perf_counter()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             listing_ms.append((time.perf_counter() - t) * 1000)
+        collections.stop()
     if not ops:
         return {"memories": size, "fill_s": fill_s and round(fill_s, 1),
                 "view_sync_s": round(sync_s, 2), "index_ready_s": round(index_s, 1),
@@ -185,8 +188,39 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # process that maps it, and given back under pressure)
             "rss_anon_mb": round(rss_mb("RssAnon")), "rss_file_mb": round(rss_mb("RssFile")),
             "latency_ms": summary,
+            # the interpreter's full collections during the operations (what the p99 and
+            # max are made of), and what each one walks: every reference held by a
+            # tracked container (long lists and sets of ids are most of it)
+            "gc_full_collections": len(collections.pauses_ms),
+            "gc_full_ms_max": round(max(collections.pauses_ms, default=0.0), 1),
+            "gc_references_walked": collections.references(),
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2)}
+
+
+class FullCollections:
+    """Times the interpreter's full (generation 2) collections while it is installed."""
+
+    def __init__(self) -> None:
+        self.pauses_ms: list[float] = []
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses_ms.append((time.perf_counter() - self._started) * 1000)
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._callback)
+
+    @staticmethod
+    def references() -> int:
+        """References a full collection follows now (each tracked object's referents)."""
+        return sum(len(gc.get_referents(o)) for o in gc.get_objects())
 
 
 def ready_index(g: MemoryGraph, ns: str) -> float:
