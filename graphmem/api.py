@@ -339,8 +339,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
                   state: NamespaceState | None) -> dict[str, AgentState]:
         """The trust profiles of the agents that asserted ``hits`` (kept by the views
         while no write changed a profile since ``state``)."""
-        agents = sorted({a for h in hits for a in h.asserted_by})
-        rows = self._views.trust_rows(ns, state, agents) if agents else {}
+        rows = self._views.trust_rows(ns, state, {a for h in hits for a in h.asserted_by})
         return {a: AgentState.from_row(a, r) for a, r in rows.items()}
 
     # -- lifecycle ----------------------------------------------------------------

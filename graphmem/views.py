@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping
 
 from graphmem import view_snapshot
 from graphmem.queries import Queries
@@ -82,7 +82,7 @@ class Views:
         return (state_of(rows[0]), rows[0].get("task")) if rows else (None, None)
 
     def trust_rows(self, ns: str, state: NamespaceState | None,
-                   agents: Sequence[str]) -> dict[str, Row]:
+                   agents: Collection[str]) -> dict[str, Row]:
         """The trust profiles (``trust/trust_of`` rows) of those of ``agents`` that are
         stored, read only for the agents not kept since ``state`` (as the caller just
         read it) last changed a profile: the namespace's epoch and ``profiled`` (each

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import redis
 from falkordb import Edge, FalkorDB, Node, Path as GraphPath
+from falkordb.query_result import QueryResult
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -163,9 +164,7 @@ class FalkorDBStore(TracerMixin):
             check_params(st.params)
         pipe = self._db.connection.pipeline(transaction=True)
         for st in statements:
-            self._trace(st.query, st.params)
-            header = self._graph._build_params_header(dict(st.params)) if st.params else ""
-            pipe.execute_command("GRAPH.QUERY", self.graph_name, header + st.query, "--compact")
+            self._queue(pipe, st.query, st.params, read_only=False)
         try:
             raw = pipe.execute(raise_on_error=False)
         except Exception as exc:  # noqa: BLE001 - translated below
@@ -173,8 +172,18 @@ class FalkorDBStore(TracerMixin):
         failed = [(i, reply) for i, reply in enumerate(raw) if isinstance(reply, Exception)]
         if failed:
             raise _partial_failure(failed, statements, self._where)
-        from falkordb.query_result import QueryResult
-        return [_rows(QueryResult(self._graph, reply)) for reply in raw]
+        return [self._reply_rows(reply) for reply in raw]
+
+    def _queue(self, pipe: Any, query: str, params: Params, *, read_only: bool) -> None:
+        """Queue one query on a pipeline, as the driver would send it (compact replies,
+        parameters in the query's header): read them back with `_reply_rows`."""
+        self._trace(query, params)
+        header = self._graph._build_params_header(dict(params)) if params else ""
+        pipe.execute_command("GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY",
+                             self.graph_name, header + query, "--compact")
+
+    def _reply_rows(self, reply: Any) -> list[Row]:
+        return _rows(QueryResult(self._graph, reply))
 
     def _run(self, query: str, params: Params, *, read_only: bool) -> list[Row]:
         check_params(params)
@@ -212,11 +221,9 @@ class FalkorDBStore(TracerMixin):
         in that order (the note is made before the read is answered, as two calls would)."""
         params = params or {}
         check_params(params)
-        self._trace(query, params)
-        header = self._graph._build_params_header(dict(params)) if params else ""
         pipe = self._db.connection.pipeline(transaction=False)
         pipe.hset(self._journal, ns, version)
-        pipe.execute_command("GRAPH.RO_QUERY", self.graph_name, header + query, "--compact")
+        self._queue(pipe, query, params, read_only=True)
         try:
             noted, reply = pipe.execute(raise_on_error=False)
         except Exception as exc:  # noqa: BLE001 - every driver error is translated
@@ -227,8 +234,7 @@ class FalkorDBStore(TracerMixin):
             if "empty key" in str(reply):
                 return []
             raise translate(reply, query, self._where, self._server)
-        from falkordb.query_result import QueryResult
-        return _rows(QueryResult(self._graph, reply))
+        return self._reply_rows(reply)
 
     def noted_versions(self) -> dict[str, int]:
         try:
