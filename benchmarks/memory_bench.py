@@ -114,7 +114,7 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
-            claims: bool = False) -> dict:
+            claims: bool = False, freeze: bool = False) -> dict:
     rng = random.Random(seed)
     ns = f"bench-{size}"
     opening = time.perf_counter()
@@ -142,6 +142,9 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         if ops:  # untimed: the first remember loads the parser (seconds: the p99 and max
             # are of the operations, not of a process's first write)
             g.remember(AGENTS[0], f"{statement(rng)} (warm up)", ns=ns)
+        if freeze:  # as `graphmem serve` does once it has warmed up
+            gc.collect()
+            gc.freeze()
         collections = FullCollections()
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
@@ -191,6 +194,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # the interpreter's full collections during the operations (what the p99 and
             # max are made of), and what each one walks: every reference held by a
             # tracked container (long lists and sets of ids are most of it)
+            "gc_frozen": gc.get_freeze_count(),
             "gc_full_collections": len(collections.pauses_ms),
             "gc_full_ms_max": round(max(collections.pauses_ms, default=0.0), 1),
             "gc_references_walked": collections.references(),
@@ -257,6 +261,10 @@ def main() -> None:
                              "through remember do (parsing them makes the fill slower); "
                              "without: an import's memories, parsed by the detector "
                              "when a new statement may replace them")
+    parser.add_argument("--freeze", action="store_true",
+                        help="after warming up, freeze what the process holds (gc.freeze), "
+                             "as `graphmem serve` does: full collections then walk only "
+                             "what the operations made")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
@@ -265,11 +273,11 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
-                                   args.synthetic_vectors, args.claims))
+                                   args.synthetic_vectors, args.claims, args.freeze))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
             results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
-                                   args.synthetic_vectors, args.claims))
+                                   args.synthetic_vectors, args.claims, args.freeze))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return

@@ -12,6 +12,7 @@ Searching the vectors (`nearest`) is `graphmem.view_search`'s half of the view.
 
 from __future__ import annotations
 
+from array import array
 from bisect import insort
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from graphmem.embed import DIMENSION
 from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
+from graphmem.untraced import IdList, id_set, row_list
 from graphmem.view_rows import NO_TIME, RowColumns
 from graphmem.view_search import VectorSearch
 
@@ -78,14 +80,16 @@ class NamespaceView(VectorSearch):
         self.ns = ns
         self.version = -1  # namespace version this view reflects
         self.records: dict[str, MemoryRecord] = {}
-        self._ids: list[str] = []
+        # by row; this and the owners' rows and ids are kept where the garbage collector
+        # does not walk them (`graphmem.untraced`)
+        self._ids = IdList()
         self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)  # resized by 1st vector
         # the same vectors in half precision, scanned first when the view is large
         self._half = np.zeros((64, DIMENSION), dtype=np.float16)
-        self._owned: dict[str, list[int]] = {}
+        self._owned: dict[str, array] = {}  # agent -> rows (int64) of what it owns
         self._owned_cache: dict[str, np.ndarray] = {}
-        self._owned_ids: dict[str, set[str]] = {}  # kept in step, never rebuilt
-        self._asserted: dict[str, list[int]] = {}  # agent -> rows of what it asserted
+        self._owned_ids: dict[str, dict[str, None]] = {}  # kept in step, never rebuilt
+        self._asserted: dict[str, array] = {}  # agent -> rows of what it asserted
         self._asserted_cache: dict[str, np.ndarray] = {}
         self._listeners: list[Listener] = []
         # (agent, place) -> (t, recorded_at, pos, memory id) of the agent's latest memory
@@ -183,7 +187,7 @@ class NamespaceView(VectorSearch):
         record.place = row.get("place")
         asserted_by = list(row.get("asserted_by") or [])
         for agent in set(asserted_by) - set(record.asserted_by):
-            self._asserted.setdefault(agent, []).append(record.row)
+            self._asserted.setdefault(agent, row_list()).append(record.row)
             self._asserted_cache.pop(agent, None)
         for agent in set(record.asserted_by) - set(asserted_by):
             self._asserted[agent].remove(record.row)
@@ -207,12 +211,12 @@ class NamespaceView(VectorSearch):
         owners = dict(zip(row.get("owners") or [], row.get("vias") or []))
         record.owner_contexts = _owner_contexts(row, record.context)
         for agent in owners.keys() - record.owners.keys():
-            self._owned.setdefault(agent, []).append(record.row)
-            self._owned_ids.setdefault(agent, set()).add(mid)
+            self._owned.setdefault(agent, row_list()).append(record.row)
+            self._owned_ids.setdefault(agent, id_set())[mid] = None
             self._owned_cache.pop(agent, None)
         for agent in record.owners.keys() - owners.keys():  # an unmerge moved it away
             self._owned[agent].remove(record.row)
-            self._owned_ids[agent].discard(mid)
+            self._owned_ids[agent].pop(mid, None)
             self._owned_cache.pop(agent, None)
         record.owners = owners
         if record.place is not None and record.t is not None:
@@ -361,7 +365,8 @@ class NamespaceView(VectorSearch):
     def owned_ids(self, agent: str) -> AbstractSet[str]:
         """Ids of the memories ``agent`` owns (forgotten ones included); read-only, and
         live: it follows the view as it syncs."""
-        return self._owned_ids.get(agent, _NOTHING)
+        owned = self._owned_ids.get(agent)
+        return _NOTHING if owned is None else owned.keys()
 
     def owns(self, agent: str, memory_id: str) -> bool:
         record = self.records.get(memory_id)
@@ -375,11 +380,11 @@ def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     return grown
 
 
-def _sorted_rows(rows: dict[str, list[int]], cache: dict[str, np.ndarray], agent: str) -> np.ndarray:
+def _sorted_rows(rows: dict[str, array], cache: dict[str, np.ndarray], agent: str) -> np.ndarray:
     """``rows[agent]`` as a sorted array, built once until the owner of ``cache`` drops it."""
     cached = cache.get(agent)
     if cached is None:
-        cached = np.asarray(sorted(rows.get(agent, [])), dtype=np.int64)
+        cached = np.sort(np.array(rows.get(agent, ()), dtype=np.int64))
         cache[agent] = cached
     return cached
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from graphmem import vector_index
+from graphmem.untraced import IdList
 from graphmem.view_rows import RowColumns
 
 
@@ -38,7 +39,7 @@ def one_blas_thread():
 class VectorSearch:
     """`nearest` and its ways, over the state a `NamespaceView` keeps."""
 
-    _ids: list[str]
+    _ids: IdList
     _matrix: np.ndarray
     _half: np.ndarray
     _columns: RowColumns

@@ -19,11 +19,12 @@ Not thread-safe: share one index between threads only behind a lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Set as AbstractSet
 
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.untraced import IdList
 
 from .tokenize import tokenize
 
@@ -75,7 +76,7 @@ class BM25Index:
         self._postings: dict[str, _Postings] = {}
         self._df: dict[str, int] = {}
         self._slot_of: dict[str, int] = {}
-        self._ids: list[str] = []
+        self._ids = IdList()  # by slot (`graphmem.untraced`)
         self._terms_of: list[tuple[str, ...]] = []
         self._lengths = np.zeros(_INITIAL_CAPACITY, dtype=np.float64)
         self._live = np.zeros(_INITIAL_CAPACITY, dtype=bool)
@@ -242,7 +243,9 @@ class BM25Index:
             positions = positions[slots[positions] == wanted]
             sub_slots, sub_scores = slots[positions], scores[positions]
             return self._pairs(sub_slots, sub_scores, _top_order(sub_scores, sub_slots, k))
-        allowed_set = allowed if isinstance(allowed, (set, frozenset, dict)) else set(allowed)
+        # a set, a dict or a dict's keys (an owner's ids) answers `in` as it is: a copy
+        # of an owner's hundred thousand ids cost more than the search
+        allowed_set = allowed if isinstance(allowed, (AbstractSet, Mapping)) else set(allowed)
         found: list[tuple[str, float]] = []
         # deep enough that the allowed share of it is about twice k: each widening sorts
         # every match again (a million at a million memories)

@@ -17,9 +17,10 @@ Imports graphmem.view and graphmem.retrieval; used only by graphmem.view_snapsho
 from __future__ import annotations
 
 import json
+from array import array
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from graphmem.retrieval.bm25 import BM25Index, _Postings
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.vector_index import CoarseIndex
+from graphmem.untraced import IdList, id_set, row_list
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_rows import RowColumns
 from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
@@ -135,7 +137,7 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
                                             populate=name == "records"))
     records = view.records
     assert isinstance(records, RecordDict)
-    view._ids = list(records._base)
+    view._ids = IdList(records._base)  # the same tuple: not copied
     records.seqs = load_array(directory / "view.seqs.npy")
     if len(view._ids) != len(records.seqs):
         raise ValueError("records and sequence column disagree")
@@ -152,30 +154,31 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     if (directory / "view.ivf.npy").exists():
         view._coarse = CoarseIndex.from_bytes(load_array(directory / "view.ivf.npy"))
     view._owned_ids = LazyDict(  # type: ignore[assignment]
-        agents, lambda i: {ids[r] for r in view._owned[agents[i]]})
+        agents, lambda i: id_set(ids[r] for r in view._owned[agents[i]]))
 
 
-def _save_rows(directory: Path, name: str, rows: dict[str, list[int]]) -> None:
+def _save_rows(directory: Path, name: str, rows: dict[str, array]) -> None:
     agents = list(rows)
     sizes = [len(rows[a]) for a in agents]
     offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
-    flat = np.fromiter((r for a in agents for r in rows[a]), dtype=np.int64,
-                       count=int(offsets[-1]))
+    flat = np.concatenate([np.array(rows[a], dtype=np.int64) for a in agents] or
+                          [np.empty(0, dtype=np.int64)])
     (directory / f"{name}.keys.json").write_text(json.dumps(agents))
     np.save(directory / f"{name}.off.npy", offsets, allow_pickle=False)
     np.save(directory / f"{name}.rows.npy", flat, allow_pickle=False)
 
 
-def _load_rows(directory: Path, name: str) -> dict[str, list[int]]:
+def _load_rows(directory: Path, name: str) -> dict[str, array]:
     agents = json.loads((directory / f"{name}.keys.json").read_text())
     offsets = load_array(directory / f"{name}.off.npy")
-    flat = load_array(directory / f"{name}.rows.npy")
-    return {a: flat[offsets[i]:offsets[i + 1]].tolist() for i, a in enumerate(agents)}
+    flat = load_array(directory / f"{name}.rows.npy").astype(np.int64, copy=False)
+    return {a: row_list(flat[offsets[i]:offsets[i + 1]].tobytes())
+            for i, a in enumerate(agents)}
 
 
 def _save_json_dict(directory: Path, name: str, mapping, encode,
-                    keys: list[str] | None = None) -> None:
-    keys = list(mapping) if keys is None else keys
+                    keys: Sequence[str] | None = None) -> None:
+    keys = list(mapping if keys is None else keys)
     if len(keys) != len(mapping):
         raise ValueError(f"{name}: keys and values disagree")
     (directory / f"{name}.keys.json").write_text(json.dumps(keys))
@@ -237,7 +240,7 @@ def _load_bm25(directory: Path, name: str, small: dict) -> BM25Index:
     index = BM25Index(k1=small["k1"], b=small["b"])
     index._df = small["_df"]
     index._total_length = small["_total_length"]
-    index._ids = json.loads((directory / f"{name}.ids.json").read_text())
+    index._ids = IdList(json.loads((directory / f"{name}.ids.json").read_text()))
     index._lengths = load_array(directory / f"{name}.lengths.npy")
     index._live = load_array(directory / f"{name}.live.npy")
     n = len(index._ids)

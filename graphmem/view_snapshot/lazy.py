@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import mmap
 import sys
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -129,10 +129,11 @@ class LazyDict(MutableMapping, Generic[V]):
     that wants to copy unread entries rather than encode them again (`raw_of`).
     """
 
-    def __init__(self, keys: list[str], make: Callable[[int], V],
+    def __init__(self, keys: Sequence[str], make: Callable[[int], V],
                  source: Callable[[int], bytes] | None = None,
                  like: "LazyDict | None" = None) -> None:
-        self._base = keys
+        # a tuple of strings: the garbage collector does not walk it (`graphmem.untraced`)
+        self._base = keys = tuple(keys)
         self._position: dict[str, int]
         # dicts loaded with the same keys (the records and the text index's entries of
         # each memory) share one key -> position table: never changed after loading
