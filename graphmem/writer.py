@@ -113,6 +113,10 @@ class Writer:
         stored, agent = trust.gate.read(deposit.ns, deposit.agent) if trust is not None \
             else (None, None)
         state = stored or self.views.ensure_namespace(deposit.ns)
+        if stored is not None and agent is not None:
+            # the name as registered now (another process may have named the agent
+            # since this one first read it), read with the state at no cost
+            self._names[(deposit.ns, deposit.agent)] = agent.name or deposit.agent
         if state.strict:
             self._check_known(deposit)
         atoms = self._atomise(deposit.text, speaker=self._speaker_name(deposit))

@@ -42,6 +42,7 @@ class AgentState:
     session_gain: float = 0.0
     trusts: Mapping[str, float] = field(default_factory=dict)  # domain ("*": default)
     federated: bool = False
+    name: str | None = None  # as registered (`register_agent`); None: not read, or none
 
     @classmethod
     def from_row(cls, agent: str, row: Mapping[str, Any] | None) -> "AgentState":
@@ -54,7 +55,7 @@ class AgentState:
                    bool(row.get("revoked")), tuple(row.get("recent") or ()),
                    tuple(row.get("recent_entities") or ()), tuple(row.get("nonces") or ()),
                    row.get("session_key"), float(row.get("session_gain") or 0.0), trusts,
-                   bool(row.get("federated_from")))
+                   bool(row.get("federated_from")), row.get("name"))
 
     def trust(self, domain: str | None, policy: TrustPolicy) -> float:
         """The agent's trust for ``domain``: the domain's score, else its default, else

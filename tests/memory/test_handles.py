@@ -1,5 +1,5 @@
-"""Every open handle sees the same store: what one process drops or makes strict, another
-handle honours at its next call."""
+"""Every open handle sees the same store: what one process drops, makes strict or names,
+another handle honours at its next call."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ OTHER = textwrap.dedent("""
             g.drop_namespace("port")
         elif action == "strict":
             g.set_strict("port")
+        elif action == "name":
+            g.register_agent("u1", kind="human", name="Ana", ns="port")
 """)
 
 
@@ -50,3 +52,15 @@ def test_a_namespace_made_strict_elsewhere_is_strict_here(tmp_path, embedder):
             g.remember("ana", "The tide is low at noon.", ns="port", witnesses=["zed"])
         rows = g.cypher("MATCH (m:Memory {ns: 'port'}) RETURN count(m) AS n")
     assert rows[0]["n"] == 1
+
+
+def test_a_name_given_elsewhere_is_the_speaker_here(tmp_path, embedder):
+    """A statement in the first person is written in the speaker's name: the name the
+    agent has when it is written, not the one this handle read first."""
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.remember("u1", "I found the boat keys.", ns="port")
+        in_another_process(tmp_path / "d", "name")
+        g.remember("u1", "I moved to Lisbon in May.", ns="port")
+        texts = [r["text"] for r in g.cypher(
+            "MATCH (m:Memory {ns: 'port'}) RETURN m.text AS text ORDER BY m.seq")]
+    assert texts == ["u1 found the boat keys.", "Ana moved to Lisbon in May."]

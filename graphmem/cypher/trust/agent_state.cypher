@@ -1,4 +1,4 @@
-// An agent's trust profile and the counters its next write is checked against:
+// An agent's trust profile, its name, and the counters its next write is checked against:
 // permission, key, quarantine, revocation, recent assertions (rate limits), recent
 // entities (high-volume alerts), accepted nonces, and the session's confidence gain.
 // Its trust per domain comes with it, from the TRUSTS edges of its verifiers; and the
@@ -9,7 +9,7 @@ OPTIONAL MATCH (a:Agent {ns: $ns, id: $agent})
 OPTIONAL MATCH (v:Agent)-[t:TRUSTS]->(a)
 WITH n, a, collect({domain: t.domain, score: t.score, by: v.id, version: t.version,
                     at: t.at}) AS trusts
-RETURN a.id AS id, a.kind AS kind, a.permission AS permission, a.public_key AS public_key,
+RETURN a.id AS id, a.kind AS kind, a.name AS name, a.permission AS permission, a.public_key AS public_key,
        a.created_at AS created_at, a.quarantined_until AS quarantined_until,
        a.revoked AS revoked, a.recent AS recent, a.recent_entities AS recent_entities,
        a.nonces AS nonces, a.session_key AS session_key, a.session_gain AS session_gain,
