@@ -297,6 +297,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
             raise InvalidInput("query is empty")
         chosen = _recall_config(config, expand)
         state, task = self._views.recall_state(ns, agent)
+        self._writer.names_as_of(ns, state)  # the names a question may use, kept or read
         policy = parse_policy(state.trust_policy if state else None)
         if policy.governed:
             self._trust.gate.admit(ns, agent, policy, need="read", token=token,

@@ -34,6 +34,9 @@ class NamespaceState:
     #: the version of the last write that may have changed a trust profile (read by
     #: memory/recall_state only; None: none since the namespace was made)
     profiled: int | None = None
+    #: how many times an agent of the namespace was registered (memory/register_agent;
+    #: read by memory/recall_state and trust/agent_state; None: never)
+    named: int | None = None
 
 
 def state_of(row: Mapping[str, Any]) -> NamespaceState | None:
@@ -42,7 +45,8 @@ def state_of(row: Mapping[str, Any]) -> NamespaceState | None:
     if row.get("version") is None:
         return None
     return NamespaceState(int(row["version"]), bool(row["strict"]), row.get("epoch"),
-                          row.get("trust_policy"), row.get("decay"), row.get("profiled"))
+                          row.get("trust_policy"), row.get("decay"), row.get("profiled"),
+                          row.get("named"))
 
 
 class Views:

@@ -14,7 +14,7 @@ import numpy as np
 from graphmem.canonical import canonical_text
 from graphmem.consensus import Canonicaliser, Judge, Plan, new_id, plan_deposit
 from graphmem.designs import CONSENSUS, Design
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, QueryFailed
 from graphmem.models import AGENT_KINDS, Deposit, RememberResult, validate_deposit
 from graphmem.retry import retry_moved_version
 from graphmem.salience import SalienceTagger
@@ -62,7 +62,9 @@ class Writer:
         #: a merged memory's one wording, its parties read from the parses the entity pass
         #: made (the statement is not parsed again, and one pipeline is loaded, not two)
         self._canonical: Canonicaliser = partial(canonical_text, parser=self._entity_parser)
-        self._names: dict[tuple[str, str], str] = {}
+        self._names: dict[tuple[str, str], str] = {}  # (ns, agent) -> name, as read
+        #: ns -> (epoch, named) of the namespace when its names kept here were read
+        self._named: dict[str, tuple[str | None, int | None]] = {}
         self.design = design
         self.config = config
         self.trust = trust
@@ -84,6 +86,9 @@ class Writer:
         rows = self.store.write(self.queries["memory/register_agent"],
                                 {"ns": ns, "id": agent, "kind": kind, "name": name,
                                  "now": self.clock()})
+        if not rows:
+            raise QueryFailed(f"namespace {ns!r} was dropped while agent {agent!r} was being "
+                              "registered; nothing was written: register the agent again")
         if name:
             self._names[(ns, agent)] = name
         return rows[0]
@@ -113,6 +118,7 @@ class Writer:
         stored, agent = trust.gate.read(deposit.ns, deposit.agent) if trust is not None \
             else (None, None)
         state = stored or self.views.ensure_namespace(deposit.ns)
+        self.names_as_of(deposit.ns, stored)
         if stored is not None and agent is not None:
             # the name as registered now (another process may have named the agent
             # since this one first read it), read with the state at no cost
@@ -191,7 +197,7 @@ class Writer:
     def _annotate(self, atoms: list[str], deposit: Deposit,
                   view: NamespaceView) -> list[AtomMeaning]:
         speaker = self._speaker_name(deposit)
-        people = [speaker, *(self._names.get((deposit.ns, w), w) for w in deposit.witnesses)]
+        people = [speaker, *(self.agent_name(deposit.ns, w) for w in deposit.witnesses)]
         return annotate_atoms(atoms, speaker=speaker, reference=deposit.at,
                               resolver=view.resolver, known_people=people,
                               parser=self._entity_parser)
@@ -232,6 +238,18 @@ class Writer:
         """The detector that reads (and keeps) each statement's claims; None when the
         write config turns supersession off."""
         return self._supersession
+
+    def names_as_of(self, ns: str, state: NamespaceState | None) -> None:
+        """Forget the names kept of ``ns``'s agents if an agent was registered (by any
+        process) since they were read, or the namespace was made again: ``state`` is the
+        namespace as the caller has just read it."""
+        if state is None:
+            return
+        stamp = (state.epoch, state.named)
+        if self._named.get(ns) != stamp:
+            for key in [key for key in self._names if key[0] == ns]:
+                self._names.pop(key, None)
+            self._named[ns] = stamp
 
     def agent_name(self, ns: str, agent: str) -> str:
         """The name ``agent`` was registered with in ``ns`` (its id if none)."""

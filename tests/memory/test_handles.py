@@ -64,3 +64,15 @@ def test_a_name_given_elsewhere_is_the_speaker_here(tmp_path, embedder):
         texts = [r["text"] for r in g.cypher(
             "MATCH (m:Memory {ns: 'port'}) RETURN m.text AS text ORDER BY m.seq")]
     assert texts == ["u1 found the boat keys.", "Ana moved to Lisbon in May."]
+
+
+def test_a_recall_reads_again_the_names_given_elsewhere(tmp_path, embedder):
+    """The names a question is read with (who "Ana" is) follow a registration made by
+    another process."""
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        g.remember("u1", "I found the boat keys.", ns="port")
+        g.recall("u1", "Who found the keys?", ns="port")
+        assert g._writer.agent_name("port", "u1") == "u1"
+        in_another_process(tmp_path / "d", "name")
+        g.recall("u1", "Who found the keys?", ns="port")
+        assert g._writer.agent_name("port", "u1") == "Ana"

@@ -17,4 +17,4 @@ RETURN a.id AS id, a.kind AS kind, a.name AS name, a.permission AS permission, a
        a.verified_by AS verified_by, a.verified_at AS verified_at,
        a.federated_from AS federated_from, trusts,
        n.version AS version, n.strict AS strict, n.epoch AS epoch,
-       n.trust_policy AS trust_policy, n.decay AS decay
+       n.trust_policy AS trust_policy, n.decay AS decay, n.named AS named
