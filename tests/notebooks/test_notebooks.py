@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,15 @@ def test_notebook_runs(path, tmp_path):
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("graphmem-*"))
     NotebookClient(notebook, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert outputs, "the notebook printed nothing"
+    # a notebook run to the end leaves no store behind in the temporary directory
+    assert set(temp.glob("graphmem-*")) <= before
 
 
 def test_there_are_notebooks():
