@@ -228,6 +228,7 @@ class NamespaceView(VectorSearch):
         record.affiliated = set(row.get("affiliated") or [])
         record.conflicts = set(row.get("conflicts") or [])
         self._index_mentions(record, [m for m in row.get("mentions") or [] if m.get("id")])
+        self.records[mid] = record  # changed: a restored view keeps it (RecordDict.trim)
         self._note(record)
         for listener in self._listeners:
             listener(record)
@@ -247,6 +248,7 @@ class NamespaceView(VectorSearch):
             for name, value in fields.items():
                 setattr(record, name, value)
             record.seq = seq
+            self.records[mid] = record  # changed: a restored view keeps it
             self._note(record)
             for listener in self._listeners:
                 listener(record)

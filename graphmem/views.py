@@ -244,6 +244,7 @@ class Views:
                 version = state.version if state else 0
             view = self._view(ns)
             read = view.sync(self.store, self.queries, version, note=note)
+            view_snapshot.trim(view)  # a long-running process does not make them all
             self._unsaved[ns] = self._unsaved.get(ns, 0) + read
             if read >= view_snapshot.SAVE_AFTER_ROWS:
                 self._save(ns, view)  # a long read: the next process need not repeat it

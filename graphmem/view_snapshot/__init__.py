@@ -55,7 +55,7 @@ from graphmem.view_snapshot import upgrade as snapshot_upgrade
 from graphmem.view_snapshot.lazy import load_array
 
 __all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
-           "snapshot_dir"]
+           "snapshot_dir", "trim"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,10 @@ FORMAT = 3  # 3: the vector index is faiss's serialisation
 #: a million memories). Writing 100k memories' state costs a few seconds, so it is not
 #: done after every recall.
 SAVE_AFTER_ROWS = 5000
+#: records a restored view keeps after making them only to read them (each 1-2 KB and
+#: about eight objects the garbage collector walks); the others are made again from the
+#: snapshot when next read. A recall makes the records of its hits and a few more.
+READ_RECORDS_KEPT = 10_000
 STATE_FILE, VECTORS_FILE, HALF_FILE, META_FILE = "state.pkl", "vectors.npy", "half.npy", "meta.json"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
@@ -287,3 +291,13 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
         snapshot_columns.load_text(directory, text_index, state["text"], like=view.records)
         view._listeners.append(text_index._update)
     return view, text_index
+
+
+def trim(view: NamespaceView) -> int:
+    """Drop the records a restored view made only to read, beyond the
+    `READ_RECORDS_KEPT` read last (a view read from the store holds all its records);
+    returns how many were dropped."""
+    records = view.records
+    if isinstance(records, snapshot_columns.RecordDict):
+        return records.trim(READ_RECORDS_KEPT)
+    return 0

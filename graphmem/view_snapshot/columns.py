@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections import OrderedDict
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -91,9 +92,58 @@ def last_written(view: NamespaceView) -> tuple[str, int] | None:
 
 class RecordDict(LazyDict[MemoryRecord]):
     """The records of a restored view, with each one's seq as saved (``seqs``, by row),
-    so that a save need not make the records nobody read."""
+    so that a save need not make the records nobody read.
+
+    A record made only to be read is the saved one again, and can be dropped and made
+    again when next read: `trim` drops those read least recently beyond a number. A
+    record set here (the view sets each one it changes: `NamespaceView.upsert`, `apply`)
+    is never dropped. Recalls read while a catch-up changes and trims (under the views'
+    lock): a key once set is never trimmed, whatever order those steps interleave in.
+    """
 
     seqs: np.ndarray
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._read: OrderedDict[str, None] = OrderedDict()  # made to read: by last read
+        self._set: set[str] = set()  # set since loading: kept
+
+    def __getitem__(self, key: str) -> MemoryRecord:
+        before = self._made.get(key, _ABSENT)
+        value = super().__getitem__(key)
+        if before is _ABSENT:
+            if key not in self._set:
+                self._read[key] = None
+        else:
+            try:
+                self._read.move_to_end(key)
+            except KeyError:  # set, or trimmed by another thread meanwhile
+                pass
+        return value
+
+    def __setitem__(self, key: str, value: MemoryRecord) -> None:
+        self._set.add(key)
+        self._read.pop(key, None)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._set.add(key)
+        self._read.pop(key, None)
+        super().__delitem__(key)
+
+    def trim(self, keep: int) -> int:
+        """Drop the records made only to be read, beyond the ``keep`` read last; returns
+        how many were dropped."""
+        dropped = 0
+        while len(self._read) > keep:
+            key, _ = self._read.popitem(last=False)
+            if key not in self._set:
+                self._made.pop(key, None)
+                dropped += 1
+        return dropped
+
+
+_ABSENT = object()
 
 
 def _seqs(view: NamespaceView) -> np.ndarray:

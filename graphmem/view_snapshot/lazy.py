@@ -36,6 +36,7 @@ __all__ = ["LazyDict", "LazyList", "load_array", "read_json_column", "write_json
 
 V = TypeVar("V")
 _GONE = object()
+_ABSENT = object()  # not made yet
 
 
 def write_json_column(directory: Path, name: str, values: Iterable[Any],
@@ -148,10 +149,10 @@ class LazyDict(MutableMapping, Generic[V]):
 
     def __getitem__(self, key: str) -> V:
         made = self._made
-        if key in made:
-            value = made[key]
-            if value is _GONE:
-                raise KeyError(key)
+        value = made.get(key, _ABSENT)  # one step: another thread may drop it (trim)
+        if value is _GONE:
+            raise KeyError(key)
+        if value is not _ABSENT:
             return value
         value = self._make(self._position[key])  # KeyError if it was never there
         made[key] = value

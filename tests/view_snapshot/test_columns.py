@@ -75,10 +75,36 @@ def test_a_restored_view_answers_as_the_saved_one(tmp_path_factory, data):
     vs.save(directory, view, text_index, FP)
     restored, restored_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
     assert _answers(restored, restored_text) == _answers(view, text_index)
+    restored.records.trim(0)  # every record made only to be read: made again when read
     _apply(view, after, 100)
     _apply(restored, after, 100)
+    assert _answers(restored, restored_text) == _answers(view, text_index)
+    # a changed record is kept however far the records are trimmed
+    restored.records.trim(data.draw(st.integers(0, 3)))
     assert _answers(restored, restored_text) == _answers(view, text_index)
     # a restored view saves as it is (read entries encoded, unread ones copied)
     vs.save(directory, restored, restored_text, FP)
     again, again_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
     assert _answers(again, again_text) == _answers(view, text_index)
+
+
+def test_a_restored_view_keeps_few_records_it_only_read(tmp_path, monkeypatch):
+    view = NamespaceView("ns")
+    text_index = TextIndex(view)
+    ids = [f"m{i}" for i in range(40)]
+    for i, mid in enumerate(ids):
+        view.upsert({"id": mid, "text": f"note {i}", "seq": i + 1, "embedding": [1.0, 0, 0, 0],
+                     "owners": ["ana"], "vias": ["own"], "asserted_by": ["ana"]})
+    view.version = len(ids)
+    vs.save(tmp_path / "s", view, text_index, FP)
+    restored, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    restored.upsert({"id": "m3", "text": "changed", "seq": 50, "embedding": [0, 1.0, 0, 0],
+                     "owners": ["ana"], "vias": ["own"], "asserted_by": ["ana"]})
+    assert [restored.records[m].text for m in ids] == \
+        [("changed" if m == "m3" else f"note {i}") for i, m in enumerate(ids)]
+    monkeypatch.setattr(vs, "READ_RECORDS_KEPT", 5)
+    assert vs.trim(restored) == 39 - 5
+    assert len(restored.records._made) == 5 + 1  # the five read last, and the changed one
+    assert [restored.records[m].text for m in ids[-5:]] == [f"note {i}" for i in range(35, 40)]
+    assert restored.records["m3"].text == "changed" and restored.records["m0"].text == "note 0"
+    assert vs.trim(view) == 0  # a view read from the store holds all its records
