@@ -105,7 +105,8 @@ class SupersessionDetector:
     def __init__(self, *, parser: Parser | None = None, lexicon: Lexicon | None = None) -> None:
         self._parser = parser or Parser(full=True)
         self._lexicon = lexicon
-        self._claims: dict[str, Claim] = {}
+        # text -> its claim, packed (`stored.pack`: not walked by the garbage collector)
+        self._claims: dict[str, stored_claims.Packed] = {}
         self._indexes: weakref.WeakKeyDictionary[NamespaceView, _Index] = \
             weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
@@ -137,7 +138,8 @@ class SupersessionDetector:
         """The claim of each text, parsing (in one batch) those not read before."""
         texts = list(texts)
         with self._lock:
-            found = {t: self._claims[t] for t in dict.fromkeys(texts) if t in self._claims}
+            found = {t: stored_claims.unpack(self._claims[t]) for t in dict.fromkeys(texts)
+                     if t in self._claims}
             missing = [t for t in dict.fromkeys(texts) if t not in found]
             if missing:
                 copies = [name_copy(t) for t in missing]
@@ -147,7 +149,7 @@ class SupersessionDetector:
                 if len(self._claims) + len(missing) > CLAIM_CACHE:
                     self._claims.clear()  # the cache is full: start again (this answer
                     # comes from `found`, which it does not touch)
-                self._claims.update((t, found[t]) for t in missing)
+                self._claims.update((t, stored_claims.pack(found[t])) for t in missing)
             return [found[t] for t in texts]
 
     def claim(self, text: str) -> Claim:
@@ -165,7 +167,7 @@ class SupersessionDetector:
         with self._lock:
             missing = [w for w in wordings if w not in self._claims]
             if missing and record.claims:
-                kept = stored_claims.decode(record.claims)
+                kept = stored_claims.decode_packed(record.claims)
                 if len(self._claims) + len(kept) > CLAIM_CACHE:
                     self._claims.clear()
                     missing = wordings
@@ -185,7 +187,7 @@ class SupersessionDetector:
                 self._learn(record, wordings)
             if not all(w in self._claims for w in wordings):
                 return None
-            return stored_claims.encode({w: self._claims[w] for w in wordings})
+            return stored_claims.encode_packed({w: self._claims[w] for w in wordings})
 
     def to_keep(self, rows: Sequence[Mapping]) -> list[dict[str, str]]:
         """Of stored memories (``id``, ``text``, ``variants``, ``claims`` as stored), those
@@ -194,7 +196,7 @@ class SupersessionDetector:
         batch."""
         stale = [(r["id"], words) for r in rows
                  for words in [list(dict.fromkeys(r.get("variants") or [r["text"]]))]
-                 if not set(words) <= stored_claims.decode(r.get("claims")).keys()]
+                 if not set(words) <= stored_claims.decode_packed(r.get("claims")).keys()]
         read = dict(zip((w for _, words in stale for w in words),
                         self.claims(w for _, words in stale for w in words)))
         return [{"id": mid, "claims": stored_claims.encode({w: read[w] for w in words})}

@@ -40,18 +40,44 @@ def _reading() -> str:
 READING = _reading()
 
 
+#: a claim as plain values: (kind, predicate, verb class, classes, participants as
+#: (key, type, role, replaced), negated, changes, why). It is what is kept with a memory
+#: (as JSON) and what a detector keeps in memory: tuples of strings and booleans, which
+#: the garbage collector stops walking (Claim and Participant objects it walks at every
+#: full collection, and a writer keeps up to 200,000 claims)
+Packed = tuple
+
+
+def pack(claim: Claim) -> Packed:
+    return (claim.kind, claim.predicate, claim.verb_class, tuple(sorted(claim.classes)),
+            tuple((p.key, p.type, p.role, p.replaced) for p in claim.participants),
+            claim.negated, claim.changes, claim.why)
+
+
+def unpack(packed: Packed) -> Claim:
+    kind, predicate, verb_class, classes, people, negated, changes, why = packed
+    return Claim(kind, predicate, verb_class, frozenset(classes),
+                 tuple(Participant(k, t, r, bool(rep)) for k, t, r, rep in people),
+                 bool(negated), bool(changes), why)
+
+
 def encode(claims: Mapping[str, Claim]) -> str:
     """The JSON kept with a memory: each wording's claim."""
-    return json.dumps({"reading": READING, "claims": {
-        text: [c.kind, c.predicate, c.verb_class, sorted(c.classes),
-               [[p.key, p.type, p.role, p.replaced] for p in c.participants],
-               c.negated, c.changes, c.why]
-        for text, c in claims.items()}}, separators=(",", ":"))
+    return encode_packed({text: pack(c) for text, c in claims.items()})
+
+
+def encode_packed(claims: Mapping[str, Packed]) -> str:
+    return json.dumps({"reading": READING, "claims": claims}, separators=(",", ":"))
 
 
 def decode(stored: str | None) -> dict[str, Claim]:
     """The claims kept with a memory, by wording; empty when it has none, they were read
     another way (another release), or they cannot be read."""
+    return {text: unpack(packed) for text, packed in decode_packed(stored).items()}
+
+
+def decode_packed(stored: str | None) -> dict[str, Packed]:
+    """`decode`, each claim packed."""
     if not stored:
         return {}
     try:
@@ -60,9 +86,9 @@ def decode(stored: str | None) -> dict[str, Claim]:
         data = from_json(stored)
         if data.get("reading") != READING:
             return {}
-        return {text: Claim(kind, predicate, verb_class, frozenset(classes),
-                            tuple(Participant(k, t, r, bool(rep)) for k, t, r, rep in people),
-                            bool(negated), bool(changes), why)
+        return {text: (kind, predicate, verb_class, tuple(classes),
+                       tuple((k, t, r, bool(rep)) for k, t, r, rep in people),
+                       bool(negated), bool(changes), why)
                 for text, (kind, predicate, verb_class, classes, people, negated, changes,
                            why) in data["claims"].items()}
     except (ValueError, TypeError, KeyError, AttributeError):

@@ -115,3 +115,19 @@ def test_reclaim_says_so_when_no_claims_are_kept(tmp_path, embedder):
                           write_config=WriteConfig(supersession=False)) as g:
         with pytest.raises(ConfigError, match="supersession off"):
             g.reclaim()
+
+
+def test_the_claims_a_writer_keeps_are_not_walked_by_the_garbage_collector():
+    """A writer keeps up to 200,000 claims: as tuples of strings, which the collector
+    stops tracking, not as objects it walks at every full collection."""
+    import gc
+
+    detector = SupersessionDetector()
+    text = "Ana moved from Berlin to Lisbon in May."
+    claim = detector.claim(text)
+    assert claim.participants
+    for _ in range(3):  # a collection untracks a tuple once what it holds is untracked
+        gc.collect()
+    assert not [packed for packed in detector._claims.values() if gc.is_tracked(packed)]
+    assert detector.claim(text) == claim  # as read, from what it keeps
+    assert stored.decode(detector.kept([text])) == {text: claim}
