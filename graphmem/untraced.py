@@ -70,11 +70,9 @@ class IdList(Sequence[str]):
         return chain(self._base, self._tail)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, IdList):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        if isinstance(other, (list, tuple)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
+        if not isinstance(other, (IdList, list, tuple)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
     __hash__ = None  # type: ignore[assignment]  # it changes
 
