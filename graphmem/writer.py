@@ -62,7 +62,7 @@ class Writer:
         #: a merged memory's one wording, its parties read from the parses the entity pass
         #: made (the statement is not parsed again, and one pipeline is loaded, not two)
         self._canonical: Canonicaliser = partial(canonical_text, parser=self._entity_parser)
-        self._names: dict[tuple[str, str], str] = {}  # (ns, agent) -> name, as read
+        self._names: dict[str, dict[str, str]] = {}  # ns -> agent -> name, as read
         #: ns -> (epoch, named) of the namespace when its names kept here were read
         self._named: dict[str, tuple[str | None, int | None]] = {}
         self.design = design
@@ -90,7 +90,7 @@ class Writer:
             raise QueryFailed(f"namespace {ns!r} was dropped while agent {agent!r} was being "
                               "registered; nothing was written: register the agent again")
         if name:
-            self._names[(ns, agent)] = name
+            self._names.setdefault(ns, {})[agent] = name
         return rows[0]
 
     def prepare(self, deposits: list[dict]) -> None:
@@ -122,7 +122,7 @@ class Writer:
         if stored is not None and agent is not None:
             # the name as registered now (another process may have named the agent
             # since this one first read it), read with the state at no cost
-            self._names[(deposit.ns, deposit.agent)] = agent.name or deposit.agent
+            self._names.setdefault(deposit.ns, {})[deposit.agent] = agent.name or deposit.agent
         if state.strict:
             self._check_known(deposit)
         atoms = self._atomise(deposit.text, speaker=self._speaker_name(deposit))
@@ -247,17 +247,16 @@ class Writer:
             return
         stamp = (state.epoch, state.named)
         if self._named.get(ns) != stamp:
-            for key in [key for key in self._names if key[0] == ns]:
-                self._names.pop(key, None)
+            self._names.pop(ns, None)
             self._named[ns] = stamp
 
     def agent_name(self, ns: str, agent: str) -> str:
         """The name ``agent`` was registered with in ``ns`` (its id if none)."""
-        key = (ns, agent)
-        if key not in self._names:
+        names = self._names.setdefault(ns, {})
+        if agent not in names:
             rows = self.store.read(self.queries["memory/agent_name"], {"ns": ns, "id": agent})
-            self._names[key] = (rows[0]["name"] if rows and rows[0]["name"] else agent)
-        return self._names[key]
+            names[agent] = (rows[0]["name"] if rows and rows[0]["name"] else agent)
+        return names[agent]
 
     # -- unmerge ------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from graphmem.vector_index import CoarseIndex
 from graphmem.untraced import IdList, id_set, row_list
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_rows import RowColumns
-from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
+from graphmem.view_snapshot.lazy import (_ABSENT, LazyDict, LazyList, load_array, read_json_column,
                                          write_json_column)
 
 _SETS = {f.name for f in fields(MemoryRecord)
@@ -141,9 +141,6 @@ class RecordDict(LazyDict[MemoryRecord]):
                 self._made.pop(key, None)
                 dropped += 1
         return dropped
-
-
-_ABSENT = object()
 
 
 def _seqs(view: NamespaceView) -> np.ndarray:
