@@ -239,3 +239,28 @@ def test_a_snapshot_of_the_layout_before_the_row_columns_is_upgraded_not_read_ag
     assert seen[first][0] and any(t for _, t, _ in seen.values()) and \
         any(linked for _, _, linked in seen.values())  # each column has something to say
     assert json.loads((directory / vs.META_FILE).read_text())["layout"] == meta["layout"]
+
+
+def test_a_snapshot_before_the_document_keys_is_upgraded_not_read_again(stored):
+    from graphmem.view_snapshot import upgrade
+
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    # as the release before the keys wrote it: no key files, nor in the layout
+    keys = sorted(directory.glob("text.*.keys.npy"))
+    assert [k.name for k in keys] == ["text.index.keys.npy", "text.words.keys.npy"]
+    saved = {k: np.load(k) for k in keys}
+    for k in keys:
+        k.unlink()
+    old = {**meta["layout"], "bm25": [a for a in meta["layout"]["bm25"]
+                                      if a not in upgrade.BM25_ADDED]}
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": old}))
+    view, text_index = _restore(stored)
+    assert {k: np.load(k) for k in keys}.keys() == saved.keys()
+    assert all(np.array_equal(np.load(k), saved[k]) for k in keys)  # as the index keyed them
+    live = stored._views.text_index(NS)
+    for agent in ("ana", "ben"):
+        rows = view.owned_rows(agent)
+        assert text_index.search_words("bicycle Toronto tea", 3, rows=rows) == \
+            live.search_words("bicycle Toronto tea", 3, set(view.owned_ids(agent))) != []

@@ -7,6 +7,10 @@ another agent's deposit is merged into the memory, each owner may search the wor
 (they are the shared statement) but only its own deposit's context. The document of the
 memory's first context keeps the memory's id; an owner whose deposit had another context
 searches a second document (``id#n``) in its place.
+
+Each memory's documents are keyed by its view row (alternative ones by none), so that a
+search among an owner's memories can name them by the rows the view keeps for it
+(`NamespaceView.owned_rows`) instead of by id: BM25 then scores only their postings.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import AbstractSet
 
-from graphmem.retrieval.bm25 import BM25Index
+import numpy as np
+
+from graphmem.errors import InvalidInput
+from graphmem.retrieval.bm25 import NO_KEY, BM25Index
 from graphmem.retrieval.preferences import states_preference
 from graphmem.view import MemoryRecord, NamespaceView
 
@@ -41,11 +48,12 @@ class TextIndex:
     def _update(self, record: MemoryRecord) -> None:
         words = tuple(record.variants or [record.text])
         self._forget_exceptions(record.id)
-        self._index(record.id, words + ((record.context,) if record.context else ()))
+        self._index(record.id, words + ((record.context,) if record.context else ()),
+                    record.row)
         if self._words_of.get(record.id) != words:
             if record.id in self.words:
                 self.words.remove(record.id)
-            self.words.add(record.id, " ".join(words))
+            self.words.add(record.id, " ".join(words), record.row)
             self._words_of[record.id] = words
         others = sorted({c for c in record.owner_contexts.values() if c != record.context},
                         key=lambda c: c or "")
@@ -67,12 +75,12 @@ class TextIndex:
         else:
             self.preferences.discard(record.id)
 
-    def _index(self, doc_id: str, texts: tuple[str, ...]) -> None:
+    def _index(self, doc_id: str, texts: tuple[str, ...], row: int = NO_KEY) -> None:
         if self._indexed.get(doc_id) == texts:
             return
         if doc_id in self._indexed:
             self.index.remove(doc_id)
-        self.index.add(doc_id, " ".join(texts))
+        self.index.add(doc_id, " ".join(texts), row)
         self._indexed[doc_id] = texts
 
     def _forget_exceptions(self, memory_id: str) -> None:
@@ -80,22 +88,31 @@ class TextIndex:
             self._hidden[agent].discard(memory_id)
             self._extra[agent] -= set(self._alt_docs.get(memory_id, []))
 
-    def search_words(self, query: str, k: int, allowed: AbstractSet[str]) -> list[str]:
-        """The ``k`` best memories among ``allowed`` by their wordings alone."""
-        if not allowed:
+    def search_words(self, query: str, k: int, allowed: AbstractSet[str] | None = None,
+                     rows: np.ndarray | None = None) -> list[str]:
+        """The ``k`` best memories by their wordings alone, among ``allowed`` ids or
+        among the memories at ``rows`` of the view (found by scoring only their postings,
+        where ids are looked up one by one): one of the two."""
+        if (allowed is None) == (rows is None):
+            raise InvalidInput("search_words takes allowed ids or view rows, one of them")
+        if (rows.size if rows is not None else len(allowed or ())) == 0:
             return []
-        return [doc for doc, _ in self.words.search(query, k, allowed=allowed)]
+        return [doc for doc, _ in self.words.search(query, k, allowed=allowed, rows=rows)]
 
     def search(self, query: str, k: int, allowed: AbstractSet[str],
-               agent: str | None = None) -> list[str]:
+               agent: str | None = None, rows: np.ndarray | None = None) -> list[str]:
         """The ``k`` best memories among ``allowed`` (the asker's), each searched with
-        the context ``agent`` may see."""
+        the context ``agent`` may see. ``rows``: the view rows of ``allowed``, when the
+        caller has them (the same hits, as for `search_words`)."""
         if not allowed:
             return []
-        documents: AbstractSet[str] = allowed
         if agent is not None and (self._hidden.get(agent) or self._extra.get(agent)):
+            # some of its memories are searched by another document than their first
             documents = (set(allowed) - self._hidden[agent]) | {
                 d for d in self._extra[agent] if d.split(_ALT, 1)[0] in allowed}
-        found = [doc.split(_ALT, 1)[0] for doc, _ in
-                 self.index.search(query, k, allowed=documents)]
-        return list(dict.fromkeys(found))
+            hits = self.index.search(query, k, allowed=documents)
+        elif rows is not None:
+            hits = self.index.search(query, k, rows=rows)
+        else:
+            hits = self.index.search(query, k, allowed=allowed)
+        return list(dict.fromkeys(doc.split(_ALT, 1)[0] for doc, _ in hits))

@@ -224,25 +224,26 @@ def load(directory: Path, ns: str, now: Fingerprint,
 
 
 def _upgrade(directory: Path) -> None:
-    """A snapshot of the previous layout gains its row columns (`.upgrade`); one that
+    """A snapshot of an earlier layout gains what this one added (`.upgrade`); one that
     cannot is left as it is (and then ignored as another version's)."""
     try:
         meta = json.loads((directory / META_FILE).read_text())
     except (OSError, ValueError):
         return
     layout = _layout()
-    if meta.get("format") != FORMAT or not snapshot_upgrade.upgradable(meta.get("layout"),
-                                                                      layout):
+    steps = snapshot_upgrade.steps(meta.get("layout"), layout)
+    if meta.get("format") != FORMAT or not steps:
         return
     try:
-        rows = snapshot_upgrade.add_row_columns(directory)
+        rows = [step(directory) for step in steps]
         aside = directory / f".{META_FILE}.{os.getpid()}.tmp"
         aside.write_text(json.dumps({**meta, "layout": layout}))
         os.replace(aside, directory / META_FILE)
     except Exception as exc:  # noqa: BLE001 - a cache that cannot be upgraded is re-read
         log.warning("view snapshot %s not upgraded: %s", directory, exc)
         return
-    log.info("view snapshot %s upgraded: row columns for %d rows", directory, rows)
+    log.info("view snapshot %s upgraded: %s", directory,
+             ", ".join(f"{step.__name__} ({n} rows)" for step, n in zip(steps, rows)))
 
 
 def _invalid(directory: Path, ns: str, now: Fingerprint, probe) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from graphmem.retrieval.bm25 import BM25Index, _Postings
+from graphmem.retrieval.bm25 import NO_KEY, NO_SLOT, BM25Index, _Postings
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.vector_index import CoarseIndex
@@ -72,7 +72,7 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
 VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
-BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live")
+BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live", "_keys")
 BM25_INDEXES = ("index", "words")
 
 
@@ -269,6 +269,7 @@ def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:
     (directory / f"{name}.ids.json").write_text(json.dumps(list(index._ids)))
     np.save(directory / f"{name}.lengths.npy", index._lengths[:n], allow_pickle=False)
     np.save(directory / f"{name}.live.npy", index._live[:n], allow_pickle=False)
+    np.save(directory / f"{name}.keys.npy", index._keys[:n], allow_pickle=False)
     write_json_column(directory, f"{name}.terms_of", (list(index._terms_of[i]) for i in range(n)))
     terms = list(index._postings)
     postings = [index._postings[t] for t in terms]
@@ -290,11 +291,15 @@ def _load_bm25(directory: Path, name: str, small: dict) -> BM25Index:
     index._ids = IdList(json.loads((directory / f"{name}.ids.json").read_text()))
     index._lengths = load_array(directory / f"{name}.lengths.npy")
     index._live = load_array(directory / f"{name}.live.npy")
+    index._keys = load_array(directory / f"{name}.keys.npy")
     n = len(index._ids)
-    if len(index._lengths) != n or len(index._live) != n:
+    if len(index._lengths) != n or len(index._live) != n or len(index._keys) != n:
         raise ValueError(f"{name}: columns of different lengths")
     index._slot_of = {doc: slot for doc, slot, live in
                       zip(index._ids, range(n), index._live.tolist()) if live}
+    keyed = np.flatnonzero(index._live & (index._keys != NO_KEY))
+    index._slot_of_key = np.full(int(index._keys.max(initial=-1)) + 1, NO_SLOT, dtype=np.int32)
+    index._slot_of_key[index._keys[keyed]] = keyed
     terms_of = read_json_column(directory, f"{name}.terms_of")
     index._terms_of = LazyList(n, lambda i: tuple(terms_of[i]))  # type: ignore[assignment]
     terms = json.loads((directory / f"{name}.terms.json").read_text())

@@ -1,17 +1,21 @@
-"""A snapshot of the release before the row columns, brought to this layout in place.
+"""Snapshots of earlier layouts, brought to this one in place.
 
-The view's row columns (`graphmem.view_rows`: forgotten, time, has-siblings) are new in
-this release's snapshot layout, and a snapshot that lacks them would otherwise be
-ignored: the first process after an upgrade would read the whole store again (23
-minutes at a million memories here). A snapshot whose layout differs from this
-release's by those columns alone gets them from its own records column instead (about
-5 s at a million). Any other difference is not upgraded: the snapshot is ignored, as
-before. Imports only graphmem.view_rows and the snapshot's column files.
+Two layouts ago a snapshot had no row columns (`graphmem.view_rows`: forgotten, time,
+has-siblings); one layout ago its BM25 indexes had no document keys (each document's
+view row, by which a search among an owner's memories filters postings). A snapshot that
+lacks either would otherwise be ignored: the first process after an upgrade would read
+the whole store again (23 minutes at a million memories here). A snapshot whose layout
+differs from this release's by those alone gets them from its own columns instead (the
+row columns from its records, about 5 s at a million; the keys from its ids, about 3 s).
+Any other difference is not upgraded: the snapshot is ignored, as before. Imports only
+graphmem.view_rows and the snapshot's column files.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -19,17 +23,36 @@ import numpy as np
 from graphmem.view_rows import RowColumns
 from graphmem.view_snapshot.lazy import read_json_column
 
-#: the view attributes this layout added: the row columns and their row lookup
+#: the view attributes the row columns added: the columns and their row lookup
 ADDED = frozenset({"_columns", "_positions"})
+#: the BM25 attributes the document keys added: each slot's key and each key's slot
+BM25_ADDED = frozenset({"_keys", "_slot_of_key"})
+#: the text indexes whose BM25 documents are keyed, as the snapshot names their files
+TEXT_INDEXES = ("text.index", "text.words")
+
+
+def steps(saved: dict | None, current: dict) -> list[Callable[[Path], int]]:
+    """What turns a snapshot of layout ``saved`` into ``current`` (each step writes its
+    files and returns the rows it wrote), in order; empty if nothing can."""
+    if not isinstance(saved, dict) or not isinstance(saved.get("view"), list) \
+            or not isinstance(saved.get("bm25"), list):
+        return []
+    view, bm25 = set(saved["view"]), set(saved["bm25"])
+    found: list[Callable[[Path], int]] = []
+    if not view & ADDED:
+        found.append(add_row_columns)
+        view |= ADDED
+    if not bm25 & BM25_ADDED:
+        found.append(add_document_keys)
+        bm25 |= BM25_ADDED
+    if {**saved, "view": sorted(view), "bm25": sorted(bm25)} != current:
+        return []
+    return found
 
 
 def upgradable(saved: dict | None, current: dict) -> bool:
-    """Whether a snapshot of layout ``saved`` becomes ``current`` by gaining the row
-    columns alone."""
-    if not isinstance(saved, dict) or not isinstance(saved.get("view"), list):
-        return False
-    view = set(saved["view"])
-    return not view & ADDED and {**saved, "view": sorted(view | ADDED)} == current
+    """Whether a snapshot of layout ``saved`` becomes ``current`` by `steps`."""
+    return bool(steps(saved, current))
 
 
 def add_row_columns(directory: Path) -> int:
@@ -44,9 +67,31 @@ def add_row_columns(directory: Path) -> int:
         columns.note(row, forgotten=bool(record["forgotten"]), t=record["t"],
                      linked=bool(record["affiliated"]))
     for name, values in columns.arrays(n).items():
-        target = directory / f"view.row.{name}.npy"
-        aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(aside, "wb") as handle:
-            np.save(handle, values, allow_pickle=False)
-        os.replace(aside, target)
+        _write(directory / f"view.row.{name}.npy", values)
     return n
+
+
+def add_document_keys(directory: Path) -> int:
+    """Write each text index document's key: the view row of the memory whose id it
+    bears (a memory's second documents, ``id#n``, bear none); returns the documents
+    keyed. A snapshot without a text index (a custom tokenizer) has nothing to key."""
+    ids = json.loads((directory / "view.records.keys.json").read_text())
+    row_of = {memory_id: row for row, memory_id in enumerate(ids)}
+    keyed = 0
+    for name in TEXT_INDEXES:
+        if not (directory / f"{name}.ids.json").exists():
+            continue
+        documents = json.loads((directory / f"{name}.ids.json").read_text())
+        keys = np.fromiter((row_of.get(d, -1) for d in documents), dtype=np.int32,
+                           count=len(documents))
+        _write(directory / f"{name}.keys.npy", keys)
+        keyed += len(documents)
+    return keyed
+
+
+def _write(target: Path, values: np.ndarray) -> None:
+    """``values`` as ``target``, landing whole (written aside, then renamed)."""
+    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with open(aside, "wb") as handle:
+        np.save(handle, values, allow_pickle=False)
+    os.replace(aside, target)

@@ -73,6 +73,45 @@ def test_allowed_is_the_filtered_full_ranking(docs, query, data):
     assert index.search(query, k=k, allowed=sorted(allowed)) == want
 
 
+@settings(max_examples=80, deadline=None)
+@given(corpora, texts, st.data())
+def test_rows_rank_as_the_ids_they_key(docs, query, data):
+    """A search among documents named by key (rows) finds what the same documents named
+    by id find, scores included, however documents were added, removed and re-added."""
+    index = BM25Index()
+    key_of = {f"d{i}": 3 * i + 1 for i in range(len(docs))}  # keys need not be slots
+    for i, text in enumerate(docs):
+        index.add(f"d{i}", text, key_of[f"d{i}"])
+    index.add("unkeyed", " ".join(WORDS))  # no key: no rows admit it
+    for j, text in enumerate(data.draw(st.lists(texts, max_size=5))):
+        key_of[f"e{j}"] = 1000 + j
+        index.add(f"e{j}", text, key_of[f"e{j}"])
+    for again in data.draw(st.lists(st.sampled_from(sorted(key_of)), max_size=3, unique=True)):
+        index.remove(again)  # its key names no document until it is added again
+        if data.draw(st.booleans()):
+            index.add(again, data.draw(texts), key_of[again])
+    rows = np.array(sorted(data.draw(st.sets(st.sampled_from(list(key_of.values()) + [7, 5000])))),
+                    dtype=np.int64)
+    k = data.draw(st.integers(1, 10))
+    allowed = {d for d, key in key_of.items() if key in set(rows.tolist()) and d in index}
+    assert index.search(query, k=k, rows=rows) == index.search(query, k=k, allowed=allowed)
+
+
+def test_a_key_names_one_live_document():
+    index = BM25Index()
+    index.add("a", "lake trip", 4)
+    with pytest.raises(InvalidInput, match="already names document 'a'"):
+        index.add("b", "lake camp", 4)
+    with pytest.raises(InvalidInput, match="from 0 to"):
+        index.add("b", "lake camp", -7)
+    index.remove("a")
+    index.add("b", "lake camp", 4)  # free again once its document is gone
+    assert index.search("lake", rows=np.array([4]))[0][0] == "b"
+    assert index.search("lake", rows=np.array([3, 5, 10**9])) == []
+    with pytest.raises(InvalidInput, match="not both"):
+        index.search("lake", allowed={"b"}, rows=np.array([4]))
+
+
 @settings(max_examples=50)
 @given(corpora, texts, st.data())
 def test_removing_a_doc_equals_never_adding_it(docs, query, data):

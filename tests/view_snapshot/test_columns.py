@@ -53,11 +53,15 @@ def _answers(view, text_index):
            "preferences": text_index.preferences}
     for agent in AGENTS:
         owned = view.owned_rows(agent)
+        searched = (text_index.search("kite tea trip", 5, set(view.owned_ids(agent)), agent),
+                    text_index.search_words("harbour market", 5, set(view.owned_ids(agent))))
+        # the same memories named by their rows (the documents' keys) find the same
+        assert searched == (
+            text_index.search("kite tea trip", 5, set(view.owned_ids(agent)), agent, owned),
+            text_index.search_words("harbour market", 5, rows=owned))
         out[agent] = (owned.tolist(), view.asserted_rows(agent).tolist(),
                       set(view.owned_ids(agent)), view.latest_at_place(agent, "home"),
-                      view.nearest(np.ones(4, dtype=np.float32), 3, owned),
-                      text_index.search("kite tea trip", 5, set(view.owned_ids(agent)), agent),
-                      text_index.search_words("harbour market", 5, set(view.owned_ids(agent))))
+                      view.nearest(np.ones(4, dtype=np.float32), 3, owned), searched)
     return out
 
 

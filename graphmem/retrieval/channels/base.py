@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AbstractSet, Protocol
 
+import numpy as np
+
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.view import NamespaceView
 
@@ -51,8 +53,12 @@ class RankContext:
         if k > near.searched:
             near.searched = max(k, near.widest)
             near.found = self.view.nearest(query.vector, near.searched,
-                                           self.view.owned_rows(self.agent))
+                                           self.owned_rows())
         return near.found[:k]
+
+    def owned_rows(self) -> np.ndarray:
+        """The view rows of ``owned`` (sorted): what the text index searches by."""
+        return self.view.owned_rows(self.agent)
 
     def widen(self, k: int) -> None:
         """The neighbour search reads at least ``k`` memories (see `nearest`)."""

@@ -17,7 +17,8 @@ class BM25:
     order: int = 20
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        return ctx.text_index.search(query.text, depth, ctx.owned, ctx.agent)
+        return ctx.text_index.search(query.text, depth, ctx.owned, ctx.agent,
+                                     ctx.owned_rows())
 
 
 CHANNEL = BM25()

@@ -32,7 +32,7 @@ class Hop:
         # as deep again as there are seeds (a copy of the owned set, less the seeds,
         # cost more than the search at a million memories)
         found = ctx.text_index.search_words(" ".join([query.text, *terms]),
-                                            depth + len(seeds), ctx.owned)
+                                            depth + len(seeds), rows=ctx.owned_rows())
         beyond = [m for m in found if m not in seeds][:depth]
         return [m for m in beyond if not ctx.view.is_forgotten(m)]
 

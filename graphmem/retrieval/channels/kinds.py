@@ -30,12 +30,11 @@ class Kinds:
         if not members:
             return []
         view = ctx.view
-        allowed = ctx.owned
+        rows = ctx.owned_rows()
         if query.subjects:
             said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-            rows = np.intersect1d(view.owned_rows(ctx.agent), said, assume_unique=True)
-            allowed = {view.id_at(int(r)) for r in rows}
-        found = ctx.text_index.search_words(" ".join(members), depth, allowed)
+            rows = np.intersect1d(rows, said, assume_unique=True)
+        found = ctx.text_index.search_words(" ".join(members), depth, rows=rows)
         return [m for m in found if not view.is_forgotten(m)]
 
 

@@ -32,9 +32,8 @@ class Said:
             return []
         view = ctx.view
         said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-        rows = np.intersect1d(view.owned_rows(ctx.agent), said, assume_unique=True)
-        allowed = {view.id_at(int(r)) for r in rows}
-        return ctx.text_index.search_words(query.relation_text, depth, allowed)
+        rows = np.intersect1d(ctx.owned_rows(), said, assume_unique=True)
+        return ctx.text_index.search_words(query.relation_text, depth, rows=rows)
 
 
 CHANNEL = Said()

@@ -20,7 +20,7 @@ class Words:
     order: int = 25
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        return ctx.text_index.search_words(query.text, depth, ctx.owned)
+        return ctx.text_index.search_words(query.text, depth, rows=ctx.owned_rows())
 
 
 CHANNEL = Words()
