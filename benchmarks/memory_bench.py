@@ -162,7 +162,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             t = time.perf_counter()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             recall_ms.append((time.perf_counter() - t) * 1000)
-            # a list question about one agent: multi-hop, so the speaker channel runs too
+            # a list question about one agent (the multi-hop kind: its channels and weights)
             query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
             t = time.perf_counter()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)

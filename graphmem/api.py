@@ -306,8 +306,7 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         view = self._views.synced(ns, state=state)
         parsed = parse_query(query, view=view, agent=agent, config=chosen,
                              embed_soon=self._embedder.embed_soon,
-                             agent_names=lambda: {a: self._writer.agent_name(ns, a)
-                                                  for a in view.agents()})
+                             agent_names=lambda: self._writer.agent_names(ns, view.agents()))
         hits = recall_fused(view, self._views.text_index(ns), agent, parsed, chosen, k=k,
                             amplification=self._amplification)
         scores = self._scored(view, [h.memory_id for h in hits], agent,

@@ -7,7 +7,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -197,7 +197,7 @@ class Writer:
     def _annotate(self, atoms: list[str], deposit: Deposit,
                   view: NamespaceView) -> list[AtomMeaning]:
         speaker = self._speaker_name(deposit)
-        people = [speaker, *(self.agent_name(deposit.ns, w) for w in deposit.witnesses)]
+        people = [speaker, *self.agent_names(deposit.ns, deposit.witnesses).values()]
         return annotate_atoms(atoms, speaker=speaker, reference=deposit.at,
                               resolver=view.resolver, known_people=people,
                               parser=self._entity_parser)
@@ -252,11 +252,19 @@ class Writer:
 
     def agent_name(self, ns: str, agent: str) -> str:
         """The name ``agent`` was registered with in ``ns`` (its id if none)."""
+        return self.agent_names(ns, [agent])[agent]
+
+    def agent_names(self, ns: str, agents: Iterable[str]) -> dict[str, str]:
+        """Each of ``agents`` by the name it was registered with in ``ns`` (its id if
+        none); those not kept are read in one round trip and kept."""
         names = self._names.setdefault(ns, {})
-        if agent not in names:
-            rows = self.store.read(self.queries["memory/agent_name"], {"ns": ns, "id": agent})
-            names[agent] = (rows[0]["name"] if rows and rows[0]["name"] else agent)
-        return names[agent]
+        wanted = list(dict.fromkeys(agents))
+        unknown = [a for a in wanted if a not in names]
+        if unknown:
+            found = {r["id"]: r["name"] for r in self.store.read(
+                self.queries["memory/agent_names"], {"ns": ns, "ids": unknown})}
+            names.update({a: found.get(a) or a for a in unknown})
+        return {a: names[a] for a in wanted}
 
     # -- unmerge ------------------------------------------------------------------
 

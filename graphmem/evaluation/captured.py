@@ -83,8 +83,7 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     view = views.synced(ns)
     parsed = parse_query(text, view=view, agent=asker, config=config,
                          embed_soon=graph.embedder.embed_soon,
-                         agent_names=lambda: {a: graph._writer.agent_name(ns, a)
-                                              for a in view.agents()})
+                         agent_names=lambda: graph._writer.agent_names(ns, view.agents()))
     ctx = RankContext(view, views.text_index(ns), asker, view.owned_ids(asker))
     rankings = run_channels(ctx, parsed, config, _ONES)
     candidates = list(dict.fromkeys(m for ids in rankings.values() for m in ids))

@@ -76,3 +76,30 @@ def test_a_recall_reads_again_the_names_given_elsewhere(tmp_path, embedder):
         in_another_process(tmp_path / "d", "name")
         g.recall("u1", "Who found the keys?", ns="port")
         assert g._writer.agent_name("port", "u1") == "Ana"
+
+
+def test_the_names_of_a_deposits_witnesses_and_a_questions_agents_are_read_at_once(
+        tmp_path, embedder):
+    """A handle that knows no names reads all it needs in one round trip, not one an
+    agent: the witnesses of a deposit, and every agent a question may name."""
+    people = {f"u{i}": name for i, name in enumerate(["Ana", "Ben", "Chloe", "Dev", "Eli"])}
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        for agent, name in people.items():
+            g.register_agent(agent, kind="human", name=name, ns="port")
+        g.remember("u0", "Ben found the boat keys.", ns="port")
+        g.remember("u1", "Chloe lost the map.", ns="port", witnesses=["u2", "u3"])
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        reads = []
+        g._views.store.add_tracer(lambda query, params: reads.append(query))
+        names = g._writer.queries["memory/agent_names"]
+        g.remember("u4", "I saw the map at the pier.", witnesses=["u1", "u2", "u3"], ns="port")
+        assert reads.count(names) == 1
+        assert g._writer.agent_names("port", ["u1", "u2", "u3", "nobody"]) == {
+            "u1": "Ben", "u2": "Chloe", "u3": "Dev", "nobody": "nobody"}
+        assert reads.count(names) == 2  # "nobody" was not kept: read again, alone
+    with MemoryGraph.open(data_dir=tmp_path / "d", embedder=embedder) as g:
+        reads = []
+        g._views.store.add_tracer(lambda query, params: reads.append(query))
+        g.recall("u0", "When did Chloe lose the map?", ns="port")  # reads who is named
+        assert reads.count(g._writer.queries["memory/agent_names"]) == 1
+        assert g._writer.agent_names("port", list(people)) == people

@@ -1,1 +1,0 @@
-MATCH (a:Agent {ns: $ns, id: $id}) RETURN a.name AS name
