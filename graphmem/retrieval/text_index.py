@@ -106,13 +106,14 @@ class TextIndex:
         caller has them (the same hits, as for `search_words`)."""
         if not allowed:
             return []
-        if agent is not None and (self._hidden.get(agent) or self._extra.get(agent)):
-            # some of its memories are searched by another document than their first
-            documents = (set(allowed) - self._hidden[agent]) | {
-                d for d in self._extra[agent] if d.split(_ALT, 1)[0] in allowed}
-            hits = self.index.search(query, k, allowed=documents)
-        elif rows is not None:
-            hits = self.index.search(query, k, rows=rows)
+        hidden: AbstractSet[str] = self._hidden.get(agent, set()) if agent else set()
+        extra = self._extra.get(agent, set()) if agent else set()
+        # some of the agent's memories may be searched by another document than their first
+        others = {d for d in extra if d.split(_ALT, 1)[0] in allowed}
+        if rows is not None:
+            hits = self.index.search(query, k, rows=rows, plus=others, minus=hidden)
+        elif hidden or others:
+            hits = self.index.search(query, k, allowed=(set(allowed) - hidden) | others)
         else:
             hits = self.index.search(query, k, allowed=allowed)
         return list(dict.fromkeys(doc.split(_ALT, 1)[0] for doc, _ in hits))

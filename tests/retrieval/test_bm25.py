@@ -95,6 +95,11 @@ def test_rows_rank_as_the_ids_they_key(docs, query, data):
     k = data.draw(st.integers(1, 10))
     allowed = {d for d, key in key_of.items() if key in set(rows.tolist()) and d in index}
     assert index.search(query, k=k, rows=rows) == index.search(query, k=k, allowed=allowed)
+    # documents named by id besides (an unkeyed one among them), and some taken away
+    ids = sorted(key_of) + ["unkeyed", "never-added"]
+    plus, minus = (data.draw(st.sets(st.sampled_from(ids))) for _ in range(2))
+    assert index.search(query, k=k, rows=rows, plus=plus, minus=minus) == \
+        index.search(query, k=k, allowed=(allowed - minus) | plus)
 
 
 def test_a_key_names_one_live_document():
