@@ -50,11 +50,6 @@ def steps(saved: dict | None, current: dict) -> list[Callable[[Path], int]]:
     return found
 
 
-def upgradable(saved: dict | None, current: dict) -> bool:
-    """Whether a snapshot of layout ``saved`` becomes ``current`` by `steps`."""
-    return bool(steps(saved, current))
-
-
 def add_row_columns(directory: Path) -> int:
     """Write the row columns from the records column; returns the rows written. Each
     file lands whole (written aside, then renamed), so a process reading meanwhile, or
