@@ -332,9 +332,7 @@ class BM25Index:
         if size > len(self._lengths):
             capacity = max(size, 2 * len(self._lengths))
             self._lengths = np.resize(self._lengths, capacity)
-            live = np.zeros(capacity, dtype=bool)
-            live[: len(self._live)] = self._live
-            self._live = live
+            self._live = _grown(self._live, capacity, False)
             self._keys = _grown(self._keys, capacity, NO_KEY)
 
 

@@ -72,7 +72,6 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
 VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
-BM25_COLUMNS = ("_postings", "_slot_of", "_ids", "_terms_of", "_lengths", "_live", "_keys")
 BM25_INDEXES = ("index", "words")
 
 

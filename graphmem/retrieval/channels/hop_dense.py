@@ -26,7 +26,7 @@ class HopDense:
         seeds = first_hits(ctx, query)
         if not seeds:
             return []
-        rows = ctx.view.owned_rows(ctx.agent)
+        rows = ctx.owned_rows()
         found = ctx.view.nearest(centroid(ctx, query, seeds), depth + len(seeds), rows)
         skip = set(seeds)
         return [mid for mid, _ in found if mid not in skip][:depth]

@@ -24,7 +24,7 @@ class Speaker:
             return []
         view = ctx.view
         said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-        rows = np.intersect1d(view.owned_rows(ctx.agent), said, assume_unique=True)
+        rows = np.intersect1d(ctx.owned_rows(), said, assume_unique=True)
         return [mid for mid, _ in view.nearest(query.vector, depth, rows)]
 
 

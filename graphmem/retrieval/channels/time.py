@@ -30,7 +30,7 @@ class Time:
             on_arcs = [(t, mid) for e in query.entity_ids for t, mid in view.arc(e)
                        if mid in owned]
         else:
-            rows = view.owned_rows(ctx.agent)
+            rows = ctx.owned_rows()
             times, rows = view.times_at(rows)
             on_arcs = list(zip(times.tolist(), map(view.id_at, rows.tolist())))
         on_arcs = sorted(set(on_arcs))
