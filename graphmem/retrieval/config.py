@@ -77,7 +77,8 @@ SIMILARITY = "similarity"
 #: forms 1.000; at 300 distractors explicit 0.750 (dense 0.800), implicit-choice 0.900
 #: (dense 0.950), implicit-persona 0.900 (dense 0.700) (docs/evaluation-protocols.md).
 #: Multi-hop stays low (0.170): no fusion of these channels puts all of a list
-#: question's evidence in the first 10. The entity-graph channel, "words" and "kinds"
+#: question's evidence in the first 10, nor would dense over whole turns (simulated:
+#: benchmarks/turn_vectors.py). The entity-graph channel, "words" and "kinds"
 #: earned no weight and are off; the others earned small ones.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.71, "said": 0.2, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},

@@ -1,0 +1,218 @@
+"""Dense over whole turns, simulated in the captures: would a vector per deposit help recall?
+
+graphmem embeds atoms: a turn cut into self-contained statements, each carrying its
+speaker's name. Dense retrieval over whole turns ranks a LoCoMo list question's evidence
+better than dense over atoms does, and at 300 PrefEval distractors it beats graphmem's
+fusion (`docs/evaluation-protocols.md`). Building it means a vector per deposit kept by
+the store, every view and every snapshot; this script measures first what it would give,
+offline, on the captures of `cv_protocol.py`:
+
+    turn          every turn of the unit, nearest first to the question without the names
+                  of the unit's agents (all-MiniLM-L6-v2 over the turn's own text)
+    speaker_turn  the same among the turns of the agents the question names
+
+A ranked turn stands as one of the memories it produced: the one the captured dense
+channel ranked best, else the one any channel ranked best, else the first by id. That
+is generous (a stand-in other channels rank gathers their votes in the fusion), so a
+failure here is a failure of the design, not of the simulation. The two rankings are
+added to copies of the captures (the originals are not touched), every channel is
+scored alone, and the fitted fusion is judged with them by the rule, nested, against
+the shipped procedure (`cv_fitted.py`), with the same RRF k as the README's command.
+
+    python benchmarks/turn_vectors.py --captures /tmp/rcv/captured-d10 \\
+        --also /tmp/rcv300/captured-d300 --work /tmp/turns [--out /tmp/turns.json]
+
+Nothing is fitted by the simulation itself: the query and turn texts are fixed above.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import re
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+import cv_fitted
+from cv_capture import _cache_path
+from cv_protocol import FORMS, also_units, plan_units
+from graphmem.embed import Embedder
+from graphmem.evaluation.metrics import rank_turns
+from graphmem.retrieval import config as recall_config
+from graphmem.retrieval.query import without_names
+
+SIMULATED = ("turn", "speaker_turn")
+DEPTH = 50  # as deep as the captured channels
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+VARIANTS = {"shipped + turn": ("speaker_turn",), "shipped + speaker_turn": ("turn",),
+            "shipped + turn + speaker_turn": (),
+            # the whole-turn channels in place of their atom counterparts
+            "shipped, turn for dense, speaker_turn for speaker": ("dense", "speaker")}
+
+
+class Vectors:
+    """Unit vectors of texts, each embedded once."""
+
+    def __init__(self) -> None:
+        self.embedder = Embedder()
+        self.known: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in self.known]
+        for text, vector in zip(new, self.embedder.embed(new) if new else []):
+            self.known[text] = vector / np.linalg.norm(vector)
+        return np.stack([self.known[t] for t in texts])
+
+
+def simulate(source: Path, target: Path, distractors: int, vectors: Vectors,
+             nearest_named: dict[str, list[bool]]) -> int:
+    """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
+    per LoCoMo category, whether the turn nearest a question naming one agent is that
+    agent's goes into ``nearest_named``."""
+    every = ({"explicit": 10, "implicit-choice": 16, "implicit-persona": 32}
+             if distractors == 10 else dict.fromkeys(FORMS, 1))
+    plan = plan_units(DATA / "locomo" if distractors == 10 else None, DATA / "prefeval",
+                      every=every, distractors=distractors, seed=0)
+    if distractors == 10:  # the slice halfway between (`--other-half`) too
+        plan += plan_units(None, DATA / "prefeval", every=every, distractors=distractors,
+                           seed=0, other_half=True)
+    target.mkdir(parents=True, exist_ok=True)
+    done = 0
+    for unit, dataset, _ in plan:
+        path = _cache_path(source, dataset, unit)
+        if not path.exists() or (target / path.name).exists():
+            continue
+        captured_unit = pickle.loads(path.read_bytes())
+        turns = list(unit.turns)
+        turn_vectors = vectors([t.text for t in turns])
+        memories_of: dict[str, list[str]] = defaultdict(list)
+        for memory, produced_by in captured_unit.turns_of_memory.items():
+            for turn_id in produced_by:
+                memories_of[turn_id].append(memory)
+        for question in captured_unit.questions:
+            named = add_rankings(question.captured, unit, turns, turn_vectors, memories_of,
+                                 vectors)
+            if dataset == "locomo" and named is not None:
+                nearest_named[question.category].append(named)
+        (target / path.name).write_bytes(pickle.dumps(captured_unit))
+        done += 1
+    return done
+
+
+def add_rankings(captured, unit, turns, turn_vectors, memories_of, vectors) -> bool | None:
+    """Add ``turn`` and ``speaker_turn`` to ``captured``; return whether the nearest turn
+    is by the agent the question names (None unless it names exactly one)."""
+    named = {a for a in unit.agents
+             if re.search(rf"(?<!\w){re.escape(a)}(?!\w)", captured.text, re.IGNORECASE)}
+    asked = without_names(captured.text, {a: a for a in unit.agents}) or captured.text
+    cosine = turn_vectors @ vectors([asked])[0]
+    best_rank: dict[str, tuple[int, int]] = {}
+    for channel in ("dense", *sorted(captured.rankings)):
+        for rank, memory in enumerate(captured.rankings.get(channel, [])):
+            best_rank.setdefault(memory, (channel != "dense", rank))
+    order = np.argsort(-cosine, kind="stable")
+    for name, scope in (("turn", None), ("speaker_turn", named)):
+        ranking: list[str] = []
+        if scope != set():
+            for i in order:
+                if scope is not None and turns[i].speaker not in scope:
+                    continue
+                produced = memories_of.get(turns[i].id)
+                if not produced:
+                    continue
+                memory = min(produced, key=lambda m: (best_rank.get(m, (2, 0)), m))
+                if memory in ranking:
+                    continue
+                ranking.append(memory)
+                # replay breaks ties by storage row and may read a candidate's cosine
+                captured.rows.setdefault(memory, 10**9 + len(captured.rows))
+                captured.sims.setdefault(memory, float(cosine[i]))
+                if len(ranking) == DEPTH:
+                    break
+        captured.rankings[name] = ranking
+    return turns[order[0]].speaker in named if len(named) == 1 else None
+
+
+def alone(units) -> str:
+    """Each channel alone: LoCoMo recall_all@10 per category, PrefEval recall_any@5."""
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    channels = ("dense", "speaker", "deposit", *SIMULATED)
+    for unit in units:
+        for q in unit.questions:
+            k = 10 if q.dataset == "locomo" else 5
+            column = f"locomo {q.category}" if q.dataset == "locomo" else q.dataset
+            for channel in channels:
+                top = set(rank_turns(q.captured.rankings.get(channel, []),
+                                     unit.turns_of_memory, k))
+                wanted = set(q.evidence)
+                scores[channel, column].append(
+                    float(wanted <= top if q.dataset == "locomo" else bool(wanted & top)))
+            scores["dense over turns (baseline)", column].append(
+                float(set(q.evidence) <= set(q.baselines["dense"][:10]))
+                if q.dataset == "locomo" else
+                float(bool(set(q.evidence) & set(q.baselines["dense"][:5]))))
+    columns = sorted({c for _, c in scores})
+    lines = ["| channel alone | " + " | ".join(columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for channel in (*channels, "dense over turns (baseline)"):
+        lines.append(f"| {channel} | " + " | ".join(
+            f"{statistics.mean(scores[channel, c]):.3f}" for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def judge(units, ks: tuple[int, ...]) -> dict:
+    """The fitted fusion with the simulated channels, judged against the shipped procedure
+    (fitted without them)."""
+    # the simulated channels are not registered: the fit and the mixing of kinds read the
+    # channel list from these two names
+    recall_config.CHANNELS = (*recall_config.CHANNELS, *SIMULATED)
+    cv_fitted.HYBRID = cv_fitted.HYBRID.model_copy(
+        update={"channels": (*cv_fitted.HYBRID.channels, *SIMULATED)})
+    shipped = cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED]
+    cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED] = replace(
+        shipped, left_out=(*shipped.left_out, *SIMULATED))
+    for name, left_out in VARIANTS.items():
+        cv_fitted.FIT_VARIANTS[name] = replace(shipped, left_out=(*shipped.left_out, *left_out))
+    return cv_fitted.run_fitted(units, ks=ks, variants=list(VARIANTS))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--captures", type=Path, required=True,
+                        help="captured-d10 of a cv_protocol run (LoCoMo and PrefEval)")
+    parser.add_argument("--also", type=Path, help="captured-d300 of a cv_protocol run")
+    parser.add_argument("--work", type=Path, required=True, help="where the copies go")
+    parser.add_argument("--rrf-k", type=int, default=10)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    vectors = Vectors()
+    copies = args.work / "captured-d10"
+    nearest_named: dict[str, list[bool]] = defaultdict(list)
+    print(f"{simulate(args.captures, copies, 10, vectors, nearest_named)} units simulated",
+          file=sys.stderr)
+    # could a gate tell the questions that name the wrong person (adversarial) apart?
+    for category, named in sorted(nearest_named.items()):
+        print(f"LoCoMo category {category}: the nearest turn is the named agent's for "
+              f"{statistics.mean(named):.3f} of {len(named)} questions naming one agent")
+    units = [pickle.loads(p.read_bytes()) for p in sorted(copies.glob("*.pkl"))]
+    if args.also is not None:
+        more = args.work / "captured-d300"
+        print(f"{simulate(args.also, more, 300, vectors, defaultdict(list))} units simulated "
+              "at 300 distractors",
+              file=sys.stderr)
+        units += also_units([more], 300)
+    print(alone(units) + "\n")
+    results = judge(units, (args.rrf_k,))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
