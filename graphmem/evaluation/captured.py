@@ -9,7 +9,8 @@ the classifier's cues or the fusion, only on the question and the store. So:
         depth, the cues that fired, each candidate's storage row and similarity to the
         query, and its owned affiliated neighbours
     replay(captured, config, cues=None)       -> memory ids, best first, exactly as
-        ``recall_fused`` would return them for that config (the affiliated pseudo-channel
+        ``recall`` would return them for that config (the affiliated pseudo-channel, the
+        claims ordered by when each held and conflicting hits put in credible order
         included), with the classifier limited to ``cues`` if given
 
 `replay` agrees with live recall id for id: `benchmarks/cv_protocol.py` checks this on
@@ -37,6 +38,8 @@ from graphmem.retrieval.validity import order_by_validity
 from graphmem.retrieval.query import parse_query
 from graphmem.retrieval.route import route_features
 from graphmem.retrieval.similarity import similarities
+from graphmem.trust.bundle import credible_order
+from graphmem.trust.policy import parse_policy
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted",
            "route_features_of"]
@@ -68,6 +71,9 @@ class Captured:
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     entities: tuple[str, ...] = ()
+    # what recall's very last step (conflicting hits in credible order) reads of the
+    # memories in a conflict or a chain of replacements; captures made before it lack it
+    credibility: dict[str, "_Credible"] = field(default_factory=dict)
 
     def query_class(self, cues: Collection[str] | None = None) -> QueryClass:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
@@ -80,6 +86,8 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     """Run every channel of recall for one question and keep what `replay` needs."""
     config = _ALL_ON.model_copy(update={"depth": depth})
     views = graph._views  # the handle's own views: what its recall reads
+    state, _ = views.recall_state(ns, asker)
+    policy = parse_policy(state.trust_policy if state else None)
     view = views.synced(ns)
     parsed = parse_query(text, view=view, agent=asker, config=config,
                          embed_soon=graph.embedder.embed_soon,
@@ -93,14 +101,16 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
                   for mid in candidates}
     known = list(dict.fromkeys([*candidates, *(x for xs in affiliated.values() for x in xs)]))
     sims = similarities(view, known, parsed.vector)
+    claims = _claims(view, asker, known)
     return Captured(text=text, cues=tuple((str(k), n, w) for k, n, w in cue_hits(text)),
                     rankings=rankings, rows={m: view.records[m].row for m in known},
                     sims=sims, affiliated={m: xs for m, xs in affiliated.items() if xs},
-                    span=_span_ms(parsed), validity=_claims(view, asker, known),
+                    span=_span_ms(parsed), validity=claims,
                     vectors={m: view.vector(m).astype(np.float16) for m in known},
                     mentions={m: tuple(sorted(view.records[m].mentions)) for m in known
                               if view.records[m].mentions},
-                    entities=tuple(parsed.entity_ids))
+                    entities=tuple(parsed.entity_ids),
+                    credibility=_credibility(view, asker, known, claims, policy.initial))
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,33 @@ def _claims(view, asker: str, ids: list[str]) -> dict[str, _Claim]:
     return out
 
 
+@dataclass(frozen=True)
+class _Credible:
+    """What `trust.bundle.credible_order` reads of a hit, as recall would return it."""
+
+    memory_id: str
+    conflicts: tuple[str, ...] = ()  # those the asker owns, as a hit lists them
+    confidence: float | None = None
+    quarantined: bool = False
+    epistemic: str | None = None
+
+
+def _credibility(view, asker: str, known: list[str], claims: dict[str, _Claim],
+                 initial: float) -> dict[str, _Credible]:
+    """The memories of ``known`` and ``claims`` that may rival another hit (a conflict
+    the asker owns, or a place on a chain of replacements), as recall's hits carry them
+    (a memory with no confidence of its own shows the namespace policy's initial one)."""
+    out: dict[str, _Credible] = {}
+    for mid in dict.fromkeys([*known, *claims]):
+        r = view.records[mid]
+        conflicts = tuple(sorted(c for c in r.conflicts if view.owns(asker, c)))
+        if conflicts or mid in claims:
+            out[mid] = _Credible(mid, conflicts,
+                                 initial if r.confidence is None else r.confidence,
+                                 bool(r.quarantined), r.epistemic)
+    return out
+
+
 class _ClaimView:
     """Enough of a NamespaceView for `order_by_validity`, from a capture."""
 
@@ -148,6 +185,10 @@ class _Records(dict):
 
     def __missing__(self, key: str) -> _Claim:
         return _Claim(None, None, None, False, True)
+
+    def get(self, key: str, default: object = None) -> _Claim:
+        """Every memory reads as a claim, as every hit has a record in a view."""
+        return self[key]
 
 
 def replay(captured: Captured, config: RecallConfig, *, k: int,
@@ -200,10 +241,14 @@ def replay_weighted(captured: Captured, weights: dict[str, float], config: Recal
                                                   tie_break=row), sim_weight, similar, row)
     ids = [hit.id for hit in fused[:k]]
     claims = getattr(captured, "validity", None)  # absent from captures made before it
-    if not claims:
+    view: Any = _ClaimView(claims or {})  # the fields the last steps read, not a whole view
+    if claims:
+        ids = order_by_validity(ids, view, "", captured.span)[:k]
+    credibility = getattr(captured, "credibility", None)  # likewise
+    if not credibility:
         return ids
-    view: Any = _ClaimView(claims)  # the fields order_by_validity reads, not a whole view
-    return order_by_validity(ids, view, "", captured.span)[:k]
+    hits: Any = [credibility.get(m) or _Credible(m) for m in ids]
+    return [hit.memory_id for hit in credible_order(hits, view)]
 
 
 def _by_similarity(captured: Captured, ids: list[str]) -> list[str]:

@@ -129,3 +129,29 @@ def test_a_routed_question_replays_to_live_recall(scene):
             live = [h.memory_id for h in scene.recall("ana", question, k=5, ns=NS, config=config)]
             assert replay(c, config, k=5) == live, (question, share)
         assert any(fired) and not all(fired)
+
+
+def test_conflicting_hits_replay_in_credible_order(shared_data, tmp_path):
+    """Live recall's last step puts conflicting hits in credible order (trust.bundle):
+    on this real PrefEval item (an assistant's answers that contradict one another, with
+    different confidences) it moves hits, and the replay follows it."""
+    from dataclasses import replace as replaced
+
+    from graphmem import MemoryGraph
+    from graphmem.evaluation.ingest import ingest_unit, namespace_for
+    from graphmem.ingestion.benchmarks import load_benchmark
+
+    report = load_benchmark("prefeval", shared_data / "prefeval", form="explicit",
+                            n_distractors=10, seed=0)
+    unit = next(u for u in report.units if u.id == "prefeval/explicit/lifestyle_dietary/0")
+    question = next(q for q in unit.questions if q.evidence)
+    asker = question.asker or unit.agents[0]
+    with MemoryGraph.open(data_dir=tmp_path / "data") as graph:
+        ns = namespace_for(unit.benchmark, unit.id)
+        ingest_unit(graph, unit, ns)
+        captured = capture_question(graph, ns, asker, question.text)
+        live = [h.memory_id for h in graph.recall(asker, question.text, k=20, ns=ns,
+                                                  config=HYBRID)]
+    assert replay(captured, HYBRID, k=20) == live
+    # the step is exercised: without it the replay differs
+    assert replay(replaced(captured, credibility={}), HYBRID, k=20) != live
