@@ -169,7 +169,8 @@ def _credibility(view, asker: str, known: list[str], claims: dict[str, _Claim],
 
 
 class _ClaimView:
-    """Enough of a NamespaceView for `order_by_validity`, from a capture."""
+    """Enough of a NamespaceView for `order_by_validity` and `credible_order`, from a
+    capture."""
 
     def __init__(self, claims: dict[str, _Claim]) -> None:
         self.records = _Records(claims)
@@ -187,7 +188,8 @@ class _Records(dict):
         return _Claim(None, None, None, False, True)
 
     def get(self, key: str, default: object = None) -> _Claim:
-        """Every memory reads as a claim, as every hit has a record in a view."""
+        """Every memory reads as a claim (``default`` is never needed: every hit has a
+        record in a view)."""
         return self[key]
 
 
