@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import re
 import statistics
 import sys
 from collections import defaultdict
@@ -42,35 +41,25 @@ import numpy as np
 import cv_fitted
 from cv_capture import _cache_path
 from cv_protocol import FORMS, also_units, plan_units
+from cv_report import score_turns
 from graphmem.embed import Embedder
 from graphmem.evaluation.metrics import rank_turns
 from graphmem.retrieval import config as recall_config
-from graphmem.retrieval.query import without_names
+from graphmem.retrieval.query import named_agents, without_names
 
 SIMULATED = ("turn", "speaker_turn")
 DEPTH = 50  # as deep as the captured channels
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: texts the embedder keeps: every distinct turn of the 300-distractor slice, so that
+#: each is embedded once
+EMBEDDED_KEPT = 200_000
 VARIANTS = {"shipped + turn": ("speaker_turn",), "shipped + speaker_turn": ("turn",),
             "shipped + turn + speaker_turn": (),
             # the whole-turn channels in place of their atom counterparts
             "shipped, turn for dense, speaker_turn for speaker": ("dense", "speaker")}
 
 
-class Vectors:
-    """Unit vectors of texts, each embedded once."""
-
-    def __init__(self) -> None:
-        self.embedder = Embedder()
-        self.known: dict[str, np.ndarray] = {}
-
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        new = [t for t in dict.fromkeys(texts) if t not in self.known]
-        for text, vector in zip(new, self.embedder.embed(new) if new else []):
-            self.known[text] = vector / np.linalg.norm(vector)
-        return np.stack([self.known[t] for t in texts])
-
-
-def simulate(source: Path, target: Path, distractors: int, vectors: Vectors,
+def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
              nearest_named: dict[str, list[bool]]) -> int:
     """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
     per LoCoMo category, whether the turn nearest a question naming one agent is that
@@ -90,14 +79,14 @@ def simulate(source: Path, target: Path, distractors: int, vectors: Vectors,
             continue
         captured_unit = pickle.loads(path.read_bytes())
         turns = list(unit.turns)
-        turn_vectors = vectors([t.text for t in turns])
+        turn_vectors = embedder.embed([t.text for t in turns])
         memories_of: dict[str, list[str]] = defaultdict(list)
         for memory, produced_by in captured_unit.turns_of_memory.items():
             for turn_id in produced_by:
                 memories_of[turn_id].append(memory)
         for question in captured_unit.questions:
             named = add_rankings(question.captured, unit, turns, turn_vectors, memories_of,
-                                 vectors)
+                                 embedder)
             if dataset == "locomo" and named is not None:
                 nearest_named[question.category].append(named)
         (target / path.name).write_bytes(pickle.dumps(captured_unit))
@@ -105,13 +94,14 @@ def simulate(source: Path, target: Path, distractors: int, vectors: Vectors,
     return done
 
 
-def add_rankings(captured, unit, turns, turn_vectors, memories_of, vectors) -> bool | None:
+def add_rankings(captured, unit, turns, turn_vectors, memories_of,
+                 embedder: Embedder) -> bool | None:
     """Add ``turn`` and ``speaker_turn`` to ``captured``; return whether the nearest turn
     is by the agent the question names (None unless it names exactly one)."""
-    named = {a for a in unit.agents
-             if re.search(rf"(?<!\w){re.escape(a)}(?!\w)", captured.text, re.IGNORECASE)}
-    asked = without_names(captured.text, {a: a for a in unit.agents}) or captured.text
-    cosine = turn_vectors @ vectors([asked])[0]
+    agents = {a: a for a in unit.agents}
+    named = set(named_agents(captured.text, agents))
+    asked = without_names(captured.text, agents) or captured.text
+    cosine = turn_vectors @ embedder.embed([asked])[0]
     best_rank: dict[str, tuple[int, int]] = {}
     for channel in ("dense", *sorted(captured.rankings)):
         for rank, memory in enumerate(captured.rankings.get(channel, [])):
@@ -145,18 +135,12 @@ def alone(units) -> str:
     channels = ("dense", "speaker", "deposit", *SIMULATED)
     for unit in units:
         for q in unit.questions:
-            k = 10 if q.dataset == "locomo" else 5
             column = f"locomo {q.category}" if q.dataset == "locomo" else q.dataset
             for channel in channels:
-                top = set(rank_turns(q.captured.rankings.get(channel, []),
-                                     unit.turns_of_memory, k))
-                wanted = set(q.evidence)
-                scores[channel, column].append(
-                    float(wanted <= top if q.dataset == "locomo" else bool(wanted & top)))
+                turns = rank_turns(q.captured.rankings.get(channel, []), unit.turns_of_memory)
+                scores[channel, column].append(score_turns(q.dataset, turns, q.evidence))
             scores["dense over turns (baseline)", column].append(
-                float(set(q.evidence) <= set(q.baselines["dense"][:10]))
-                if q.dataset == "locomo" else
-                float(bool(set(q.evidence) & set(q.baselines["dense"][:5]))))
+                score_turns(q.dataset, q.baselines["dense"], q.evidence))
     columns = sorted({c for _, c in scores})
     lines = ["| channel alone | " + " | ".join(columns) + " |",
              "|---|" + "---:|" * len(columns)]
@@ -191,10 +175,10 @@ def main() -> int:
     parser.add_argument("--rrf-k", type=int, default=10)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    vectors = Vectors()
+    embedder = Embedder(cache_size=EMBEDDED_KEPT)
     copies = args.work / "captured-d10"
     nearest_named: dict[str, list[bool]] = defaultdict(list)
-    print(f"{simulate(args.captures, copies, 10, vectors, nearest_named)} units simulated",
+    print(f"{simulate(args.captures, copies, 10, embedder, nearest_named)} units simulated",
           file=sys.stderr)
     # could a gate tell the questions that name the wrong person (adversarial) apart?
     for category, named in sorted(nearest_named.items()):
@@ -203,7 +187,7 @@ def main() -> int:
     units = [pickle.loads(p.read_bytes()) for p in sorted(copies.glob("*.pkl"))]
     if args.also is not None:
         more = args.work / "captured-d300"
-        print(f"{simulate(args.also, more, 300, vectors, defaultdict(list))} units simulated "
+        print(f"{simulate(args.also, more, 300, embedder, defaultdict(list))} units simulated "
               "at 300 distractors",
               file=sys.stderr)
         units += also_units([more], 300)
