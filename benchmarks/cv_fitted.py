@@ -257,17 +257,17 @@ def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks
     return out, tables
 
 
-def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED) -> dict:
+def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
+               tolerate_mismatch: bool = False) -> dict:
     """Each variant (all of `FIT_VARIANTS` if ``variants`` is None) fitted without the
     fold it is scored on, judged by the rule against ``against``, with the shipped table
-    and the baselines in the same run."""
+    and the baselines in the same run. Stops if the replay differs from live recall on
+    any question, unless ``tolerate_mismatch``."""
     from cv_tables import category_table, dataset_table
 
     started = time.perf_counter()
     scorer = Scorer(units)
-    mismatches = scorer.replay_mismatches()
-    print(f"replay vs live recall (default config): {mismatches} of "
-          f"{len(scorer.questions)} questions differ", file=sys.stderr)
+    mismatches = scorer.check_replay(tolerate_mismatch)
     names = [against, *[n for n in (variants or FIT_VARIANTS) if n != against]]
     unknown = [n for n in names if n not in FIT_VARIANTS]
     if unknown:

@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", help="with --fitted-only: the variant the others are "
                                           "judged against (default: the shipped procedure, "
                                           "cv_fitted.SHIPPED)")
+    parser.add_argument("--tolerate-replay-mismatch", action="store_true",
+                        help="report figures even where the replay differs from live recall "
+                             "(captures made by older code); without it such a run stops")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here")
     args = parser.parse_args(argv)
     if args.no_locomo:
@@ -168,9 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.fitted_only:
         ks = tuple(int(k) for k in args.rrf_k.split(",")) if args.rrf_k else RRF_K_GRID
         results = run_fitted(units, ks, args.variants.split(",") if args.variants else None,
-                             args.against or SHIPPED)
+                             args.against or SHIPPED, args.tolerate_replay_mismatch)
     else:
-        results = run_protocol(units)
+        results = run_protocol(units, args.tolerate_replay_mismatch)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, default=str))
     return 0

@@ -22,6 +22,9 @@ the shipped procedure (`cv_fitted.py`), with the same RRF k as the README's comm
     python benchmarks/turn_vectors.py --captures /tmp/rcv/captured-d10 \\
         --also /tmp/rcv300/captured-d300 --work /tmp/turns [--out /tmp/turns.json]
 
+(with --tolerate-replay-mismatch for captures made before the replay followed recall's
+credible order, as those were).
+
 Nothing is fitted by the simulation itself: the query and turn texts are fixed above.
 """
 
@@ -150,7 +153,7 @@ def alone(units) -> str:
     return "\n".join(lines)
 
 
-def judge(units, ks: tuple[int, ...]) -> dict:
+def judge(units, ks: tuple[int, ...], tolerate_mismatch: bool = False) -> dict:
     """The fitted fusion with the simulated channels, judged against the shipped procedure
     (fitted without them)."""
     # the simulated channels are not registered: the fit and the mixing of kinds read the
@@ -163,7 +166,8 @@ def judge(units, ks: tuple[int, ...]) -> dict:
         shipped, left_out=(*shipped.left_out, *SIMULATED))
     for name, left_out in VARIANTS.items():
         cv_fitted.FIT_VARIANTS[name] = replace(shipped, left_out=(*shipped.left_out, *left_out))
-    return cv_fitted.run_fitted(units, ks=ks, variants=list(VARIANTS))
+    return cv_fitted.run_fitted(units, ks=ks, variants=list(VARIANTS),
+                                tolerate_mismatch=tolerate_mismatch)
 
 
 def main() -> int:
@@ -174,6 +178,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True, help="where the copies go")
     parser.add_argument("--rrf-k", type=int, default=10)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--tolerate-replay-mismatch", action="store_true",
+                        help="as cv_protocol.py's (captures made by older code)")
     args = parser.parse_args()
     embedder = Embedder(cache_size=EMBEDDED_KEPT)
     copies = args.work / "captured-d10"
@@ -192,7 +198,7 @@ def main() -> int:
               file=sys.stderr)
         units += also_units([more], 300)
     print(alone(units) + "\n")
-    results = judge(units, (args.rrf_k,))
+    results = judge(units, (args.rrf_k,), args.tolerate_replay_mismatch)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
     return 0
