@@ -13,10 +13,11 @@ VmHWM) after it and after the timed operations. The store is filled by a bulk lo
 generated statements with real embeddings (a fill through ``remember`` would take hours at 100k); then ``remember`` (embedding
 included, the deterministic judge, no LLM) and ``recall`` are timed on new statements,
 half of them re-wordings of stored ones so that merges happen; recall is timed on a
-factual question and on a list question naming an agent (multi-hop: the speaker channel
-runs as well), after one untimed remember (the first loads the parser); p50, p95, p99
+factual question and on a list question naming an agent (the multi-hop kind's channels
+and weights), after one untimed remember (the first loads the parser); p50, p95, p99
 and the slowest. Baselines measured in the same run: embedding one sentence alone, and a
-``RETURN 1`` round trip.
+``RETURN 1`` round trip. What the tail is made of is counted too: the interpreter's full
+collections, and the embedded server's forks (its index garbage collection).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem import MemoryGraph, vector_index
+from graphmem.store.server_log import read_tail
 from graphmem.supersession.detector import SupersessionDetector
 
 NAMES = ["Ana", "Ben", "Chloe", "Dmitri", "Esra", "Farid", "Greta", "Hugo", "Ines", "Jonas",
@@ -145,7 +147,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         if freeze:  # as `graphmem serve` does once it has warmed up
             gc.collect()
             gc.freeze()
-        collections = FullCollections()
+        collections, forks = FullCollections(), ServerForks(g)
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
             t = time.perf_counter()
@@ -168,6 +170,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             listing_ms.append((time.perf_counter() - t) * 1000)
         collections.stop()
+        server_forks = forks.count()
     if not ops:
         return {"memories": size, "fill_s": fill_s and round(fill_s, 1),
                 "view_sync_s": round(sync_s, 2), "index_ready_s": round(index_s, 1),
@@ -198,8 +201,33 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             "gc_full_collections": len(collections.pauses_ms),
             "gc_full_ms_max": round(max(collections.pauses_ms, default=0.0), 1),
             "gc_references_walked": collections.references(),
+            # the server's forks during the operations (its index garbage collection):
+            # each stalls the writes in flight (the tail of remember)
+            "server_forks": server_forks,
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2)}
+
+
+class ServerForks:
+    """Forks of the embedded server while it is installed, counted from the lines its
+    graph module logs before each one. Besides a save or a log rewrite, the server forks
+    to collect the garbage of its own indexes (a property index re-indexes a node whose
+    indexed property changed: each memory's ``seq`` does on every change), about every
+    30 s while there is garbage; the fork copies the page tables of a server holding a
+    million memories (60-70 ms measured), and writes wait meanwhile."""
+
+    MARKER = "Fork preparation"
+
+    def __init__(self, g: MemoryGraph) -> None:
+        server = getattr(g._store, "server", None)
+        self._log = server.log_path if server is not None else None
+        self._offset = self._log.stat().st_size if self._log and self._log.exists() else 0
+
+    def count(self) -> int | None:
+        """Forks logged since installed; None for a server that is not embedded."""
+        if self._log is None:
+            return None
+        return read_tail(self._log, self._offset).count(self.MARKER)
 
 
 class FullCollections:
