@@ -34,6 +34,7 @@ import numpy as np
 
 from graphmem import MemoryGraph, vector_index
 from graphmem.store.server_log import read_tail
+from graphmem.untraced import freeze_survivors
 from graphmem.supersession.detector import SupersessionDetector
 
 NAMES = ["Ana", "Ben", "Chloe", "Dmitri", "Esra", "Farid", "Greta", "Hugo", "Ines", "Jonas",
@@ -147,6 +148,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         if freeze:  # as `graphmem serve` does once it has warmed up
             gc.collect()
             gc.freeze()
+            stop_freezing = freeze_survivors()
         collections, forks = FullCollections(), ServerForks(g)
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
@@ -170,6 +172,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             listing_ms.append((time.perf_counter() - t) * 1000)
         collections.stop()
+        if freeze:
+            stop_freezing()
         server_forks = forks.count()
     if not ops:
         return {"memories": size, "fill_s": fill_s and round(fill_s, 1),
@@ -291,8 +295,9 @@ def main() -> None:
                              "when a new statement may replace them")
     parser.add_argument("--freeze", action="store_true",
                         help="after warming up, freeze what the process holds (gc.freeze), "
-                             "as `graphmem serve` does: full collections then walk only "
-                             "what the operations made")
+                             "and again after every full collection, as `graphmem serve` "
+                             "does: a full collection then walks only what was made since "
+                             "the one before")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")

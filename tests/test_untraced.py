@@ -72,6 +72,40 @@ def test_what_replaces_the_lists_and_sets_is_never_walked():
     assert owned.keys() & {"m3", "x"} == {"m3"} and {"m3", "x"} & owned.keys() == {"m3"}
 
 
+class _Node:
+    other: object = None
+
+
+def _cycles(n: int) -> None:
+    for _ in range(n):
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a
+
+
+def test_after_each_full_collection_its_survivors_are_frozen_and_new_garbage_still_goes():
+    stop = untraced.freeze_survivors()
+    try:
+        held = [[i] for i in range(10_000)]  # what a view keeps making: lives on
+        frozen = gc.get_freeze_count()
+        gc.collect()
+        assert gc.get_freeze_count() - frozen >= len(held)
+        assert not any(item is held[0] for item in gc.get_objects())  # walked no more
+        gc.disable()  # the cycles below wait for the collection that is asked for
+        try:
+            _cycles(500)
+            assert gc.collect() >= 1000  # made after the freeze: collected as ever
+        finally:
+            gc.enable()
+        stop()
+        frozen = gc.get_freeze_count()
+        kept = [[i] for i in range(1_000)]
+        gc.collect()
+        assert gc.get_freeze_count() == frozen and len(kept) == 1_000  # stopped
+    finally:
+        stop()
+        gc.unfreeze()  # the rest of the session as it was
+
+
 def _restored(tmp_path, n: int) -> tuple[NamespaceView, TextIndex]:
     rng = np.random.default_rng(n)
     view = NamespaceView("ns")

@@ -15,6 +15,7 @@ from graphmem.service.server import (DEFAULT_HOST, DEFAULT_PORT, choose_token,
                                      default_token_file)
 from graphmem.service.server import openapi_spec
 from graphmem.service.server import serve as run
+from graphmem.untraced import freeze_survivors
 
 
 @cli.command()
@@ -52,9 +53,11 @@ def serve(ctx, host, port, token, token_file, warm_ns, print_openapi) -> None:
         # what the process holds from here on (the interpreter's modules, the models and
         # their runtimes, the warmed views) lives as long as it does: the collector need
         # not walk it at every full collection (at a million memories that walk was a
-        # pause of 0.2-0.3 s every 25-100 writes: docs/scaling-out.md)
+        # pause of 0.2-0.3 s every 25-100 writes: docs/scaling-out.md); nor what the
+        # views make later and keep (records), once it has survived a full collection
         gc.collect()
         gc.freeze()
+        freeze_survivors()
 
         def announce(url: str) -> None:
             where = f"token written to {token_path}" if generated else "token as given"
