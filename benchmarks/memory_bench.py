@@ -215,10 +215,9 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
 class ServerForks:
     """Forks of the embedded server while it is installed, counted from the lines its
     graph module logs before each one. Besides a save or a log rewrite, the server forks
-    to collect the garbage of its own indexes (a property index re-indexes a node whose
-    indexed property changed: each memory's ``seq`` does on every change), about every
-    30 s while there is garbage; the fork copies the page tables of a server holding a
-    million memories (60-70 ms measured), and writes wait meanwhile."""
+    to collect the garbage of its own indexes (documents of re-indexed or deleted nodes),
+    every 30 s for each index that has some; the fork copies the page tables of a server
+    holding a million memories (60-70 ms measured), and writes wait meanwhile."""
 
     MARKER = "Fork preparation"
 
