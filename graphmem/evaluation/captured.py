@@ -39,7 +39,6 @@ from graphmem.retrieval.query import parse_query
 from graphmem.retrieval.route import route_features
 from graphmem.retrieval.similarity import similarities
 from graphmem.trust.bundle import credible_order
-from graphmem.trust.policy import parse_policy
 
 __all__ = ["Captured", "capture_question", "effective_weights", "replay", "replay_weighted",
            "route_features_of"]
@@ -86,8 +85,7 @@ def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) 
     """Run every channel of recall for one question and keep what `replay` needs."""
     config = _ALL_ON.model_copy(update={"depth": depth})
     views = graph._views  # the handle's own views: what its recall reads
-    state, _ = views.recall_state(ns, asker)
-    policy = parse_policy(state.trust_policy if state else None)
+    policy = graph.trust_policy(ns=ns)  # what recall's last step reads confidences against
     view = views.synced(ns)
     parsed = parse_query(text, view=view, agent=asker, config=config,
                          embed_soon=graph.embedder.embed_soon,
