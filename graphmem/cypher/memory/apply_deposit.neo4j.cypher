@@ -12,18 +12,31 @@ REMOVE n._lock
 FOREACH (ag IN $agents |
   MERGE (a:Agent {ns: $ns, id: ag})
   ON CREATE SET a.created_at = $now)
-CREATE (d:Deposit {ns: $ns, id: $deposit.id})
-SET d += $deposit
+// Nodes are created whole and each memory is set at most once, by one clause: FalkorDB
+// re-indexes a node for every clause that sets it, and collects the garbage by forking
+// (graphmem.statements).
+CREATE (d:Deposit {ns: $ns, id: $deposit.id, agent: $deposit.agent, text: $deposit.text,
+                   t: $deposit.t, recorded_at: $deposit.recorded_at, place: $deposit.place,
+                   domain: $deposit.domain, witnesses: $deposit.witnesses,
+                   told_by: $deposit.told_by, context: $deposit.context})
 FOREACH (m IN $new |
-  CREATE (x:Memory {ns: $ns, id: m.id})
-  SET x += m.props, x.seq = $seq, x.embedding = m.embedding, x.vseq = $seq)
-FOREACH (u IN $updates |
-  MERGE (x:Memory {ns: $ns, id: u.id})
-  SET x.text = u.text, x.variants = u.variants, x.asserted_by = u.asserted_by, x.seq = $seq,
-      x.claims = coalesce(u.claims, x.claims))
-FOREACH (id IN $touch |
-  MERGE (x:Memory {ns: $ns, id: id})
-  SET x.seq = $seq)
+  CREATE (x:Memory {ns: $ns, id: m.id, seq: $seq, vseq: $seq, embedding: m.embedding,
+                    text: m.props.text, variants: m.props.variants,
+                    asserted_by: m.props.asserted_by, pos: m.props.pos, kind: m.props.kind,
+                    t: m.props.t, t_end: m.props.t_end,
+                    t_granularity: m.props.t_granularity,
+                    t_expression: m.props.t_expression, recorded_at: m.props.recorded_at,
+                    salience: m.props.salience, salience_tags: m.props.salience_tags,
+                    place: m.props.place, domain: m.props.domain, context: m.props.context,
+                    claims: m.props.claims, forgotten: m.props.forgotten,
+                    pinned: m.props.pinned, valid_until: m.props.valid_until,
+                    superseded_by: m.props.superseded_by, confidence: m.props.confidence,
+                    quarantined: m.props.quarantined,
+                    asserted_from: m.props.asserted_from}))
+// merged wording, supersession, confidence: what the deposit changes of a memory
+FOREACH (c IN $changes |
+  MERGE (x:Memory {ns: $ns, id: c.id})
+  SET x += c.props, x.seq = $seq)
 FOREACH (p IN $produced |
   MERGE (x:Memory {ns: $ns, id: p.memory})
   CREATE (d)-[:PRODUCED {atom: p.atom, action: p.action}]->(x))
@@ -42,13 +55,12 @@ FOREACH (c IN $contradicts |
   MERGE (y:Memory {ns: $ns, id: c[1]})
   MERGE (x)-[r:CONTRADICTS]->(y)
   ON CREATE SET r.noted_at = $now, r.resolved = false)
-// A claim replaced by a later one stays, valid until the later one's time.
-FOREACH (s IN $supersede |
-  MERGE (x:Memory {ns: $ns, id: s.id})
-  SET x.valid_until = s.valid_until, x.superseded_by = s.by, x.seq = $seq)
+// an entity is set only when what the deposit read of it differs from what is stored
 FOREACH (e IN $entities |
   MERGE (x:Entity {ns: $ns, id: e.id})
-  SET x.name = e.name, x.type = e.type, x.aliases = e.aliases)
+  FOREACH (_ IN CASE WHEN x.name = e.name AND x.type = e.type AND x.aliases = e.aliases
+                     THEN [] ELSE [1] END |
+    SET x.name = e.name, x.type = e.type, x.aliases = e.aliases))
 FOREACH (me IN $mentions |
   MERGE (x:Memory {ns: $ns, id: me[0]})
   MERGE (y:Entity {ns: $ns, id: me[1]})
@@ -72,12 +84,8 @@ FOREACH (c IN $arc_adds |
   MERGE (x:Memory {ns: $ns, id: c.a})
   MERGE (y:Memory {ns: $ns, id: c.b})
   MERGE (x)-[:NEXT {arc: c.arc}]->(y))
-// Trust (graphmem.trust.ledger): the confidences the deposit leaves, and the
-// depositor's counters (recent assertions, entities, nonces, the session's gain).
-FOREACH (c IN $confidence |
-  MERGE (x:Memory {ns: $ns, id: c.id})
-  SET x.confidence = c.confidence, x.quarantined = c.quarantined,
-      x.asserted_from = c.asserted_from, x.domain = c.domain, x.seq = $seq)
+// Trust (graphmem.trust.ledger): the depositor's counters (recent assertions, entities,
+// nonces, the session's gain); the confidences the deposit leaves are among $changes.
 FOREACH (r IN $actor |
   MERGE (a:Agent {ns: $ns, id: r.id})
   SET a.recent = r.recent, a.recent_entities = r.recent_entities, a.nonces = r.nonces,
