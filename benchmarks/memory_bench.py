@@ -149,7 +149,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             gc.collect()
             gc.freeze()
             stop_freezing = freeze_survivors()
-        collections, forks = FullCollections(), ServerForks(g)
+        collections, forks, garbage = FullCollections(), ServerForks(g), IndexGarbage(g)
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
             t = time.perf_counter()
@@ -174,7 +174,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         collections.stop()
         if freeze:
             stop_freezing()
-        server_forks = forks.count()
+        server_forks, index_garbage = forks.count(), garbage.count()
     if not ops:
         return {"memories": size, "fill_s": fill_s and round(fill_s, 1),
                 "view_sync_s": round(sync_s, 2), "index_ready_s": round(index_s, 1),
@@ -208,6 +208,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # the server's forks during the operations (its index garbage collection):
             # each stalls the writes in flight (the tail of remember)
             "server_forks": server_forks,
+            # which indexes made the garbage, and which ones the forks collected
+            "index_garbage": index_garbage,
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2)}
 
@@ -231,6 +233,35 @@ class ServerForks:
         if self._log is None:
             return None
         return read_tail(self._log, self._offset).count(self.MARKER)
+
+
+class IndexGarbage:
+    """Per indexed label, while installed: the documents of garbage writes made (a node
+    re-indexed or deleted: the highest document id grew more than the documents held)
+    and the garbage collections run (each one a fork of the server)."""
+
+    def __init__(self, g: MemoryGraph) -> None:
+        self._g = g
+        self._embedded = getattr(g._store, "server", None) is not None
+        self._before = self._read() if self._embedded else {}
+
+    def _read(self) -> dict[str, tuple[int, int, int]]:
+        return {r["label"]: (r["info"]["maxDocId"], r["info"]["numDocuments"],
+                             r["info"]["numCycles"])
+                for r in self._g.cypher("CALL db.indexes()")}
+
+    def count(self) -> dict[str, dict[str, int]] | None:
+        """{label: {made, collections}} for the labels with either; None when the
+        server is not the embedded FalkorDB."""
+        if not self._embedded:
+            return None
+        out = {}
+        for label, (top, held, cycles) in self._read().items():
+            top0, held0, cycles0 = self._before.get(label, (0, 0, 0))
+            made, collections = (top - top0) - (held - held0), cycles - cycles0
+            if made or collections:
+                out[label] = {"made": made, "collections": collections}
+        return out
 
 
 class FullCollections:
