@@ -3,14 +3,13 @@ mix), ``graphmem reembed``, and GRAPHMEM_LLM from the current directory."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from graphmem import ConfigError, Embedder, InvalidInput, MemoryGraph
 from graphmem.configured import embedder_from_env, llm_roles, load_chat_model
+from tests.cli import graphmem
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +39,8 @@ def test_a_store_refuses_another_embedding_model_until_reembedded(tmp_path, smal
     with pytest.raises(ConfigError, match="made with the embedding model 'all-MiniLM-L6-v2'"
                                           ".*graphmem reembed"):
         MemoryGraph.open(data_dir=data, embedder=other)
-    done = subprocess.run([sys.executable, "-c", "from graphmem.cli import main; main()",
-                           "--data-dir", str(data), "reembed", "--embedder", small_model],
-                          capture_output=True, text=True, timeout=300)
+    done = graphmem("--data-dir", str(data), "reembed", "--embedder", small_model,
+                    timeout=300)
     assert done.returncode == 0, done.stderr
     assert "default: 2 memories re-embedded" in done.stdout and "64 dimensions" in done.stdout
     with MemoryGraph.open(data_dir=data, embedder=other) as g:

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from graphmem import MemoryGraph
 from graphmem.errors import CorruptDataError
-
-
-def graphmem(*args: str) -> subprocess.CompletedProcess:
-    """Run the graphmem command line in a fresh process."""
-    return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; main()",
-                           *args], capture_output=True, text=True, timeout=120)
+from tests.cli import graphmem
 
 
 def incr_aof(data: Path) -> Path:

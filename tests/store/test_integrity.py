@@ -6,19 +6,18 @@ says how many writes it lost."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from graphmem import CorruptDataError, MemoryGraph
+from tests.cli import graphmem as run_graphmem
 
 STATEMENTS = [f"The harbour crane number {i} was inspected by the night crew." for i in range(6)]
 
 
 def graphmem(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from graphmem.cli import main; main()", *args],
-                          capture_output=True, text=True, timeout=300)
+    return run_graphmem(*args, timeout=300)
 
 
 def incr_aof(data: Path) -> Path:
