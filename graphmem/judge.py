@@ -209,12 +209,13 @@ def _names_only_in(a: str, b: str, parser: Parser | None = None) -> tuple[bool, 
 
 
 def _names_missing(text: str, other: set[str], parser: Parser | None) -> bool:
-    for name in names_read(text, parser):
-        if name.lower() in _DATE_WORDS:  # "Monday" is the dates guard's business
-            continue
-        if not set(_normalise_words(name).split()) <= other:
-            return True
-    return False
+    def missing(names: list[str]) -> bool:
+        # "Monday" is the dates guard's business
+        return any(name.lower() not in _DATE_WORDS
+                   and not set(_normalise_words(name).split()) <= other for name in names)
+
+    # the tagger only where a capitalised word is missing from the other text
+    return missing(capitalised_names(text)) and missing(names_read(text, parser))
 
 
 def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_gap: float) -> str | None:
