@@ -131,7 +131,8 @@ def names_read(text: str, parser: Parser | None = None) -> list[str]:
 
 def _only_opening(text: str) -> set[str]:
     """Capitalised words of ``text`` found only where a sentence opens."""
-    opening, elsewhere = set(), set()
+    opening: set[str] = set()
+    elsewhere: set[str] = set()
     for match in _TOKEN.finditer(text):
         token = _strip_possessive(match.group(0))
         if _is_capitalised(token):
