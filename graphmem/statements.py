@@ -68,6 +68,8 @@ class DepositRows(_Rows):
     #: its memories, and ``changes`` carries those of the memories that exist
     PASSED = ("agents", "deposit", "produced", "owns", "links", "contradicts", "entities",
               "mentions", "arcs", "arc_cuts", "arc_adds", "oplog", "actor")
+    #: the rows ``memory_writes`` folds into ``new`` and ``changes``
+    FOLDED = ("new", "updates", "touch", "supersede", "confidence")
 
     def rows(self) -> dict[str, Any]:
         new, changes = self.memory_writes()

@@ -4,6 +4,7 @@ deposit's memory writes, folded to one per memory, mean what its planned rows me
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, strategies as st
@@ -19,6 +20,13 @@ def test_fields_are_exactly_the_query_parameters(rows, name):
     assert {q.backend for q in variants} == {"falkordb", "neo4j"}
     for query in variants:
         assert rows.parameter_names() == set(query.parameters), query.path
+
+
+def test_every_deposit_row_is_sent_or_folded():
+    # a field added to DepositRows and to neither list would never reach the statement
+    names = {f.name for f in fields(DepositRows)}
+    assert names == set(DepositRows.PASSED) | set(DepositRows.FOLDED)
+    assert not set(DepositRows.PASSED) & set(DepositRows.FOLDED)
 
 
 CREATED = re.compile(r"\b(\w+): m\.props\.(\w+)\b")
