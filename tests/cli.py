@@ -14,13 +14,12 @@ from pathlib import Path
 from graphmem.store.server_log import read_tail
 
 
-def graphmem(*args: str, timeout: float = 120, env: dict | None = None
-             ) -> subprocess.CompletedProcess:
+def graphmem(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``graphmem *args``; its output is captured as text."""
     command = [sys.executable, "-X", "faulthandler", "-c",
                "from graphmem.cli import main; main()", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env)
+                               text=True)
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
