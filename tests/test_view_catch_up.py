@@ -115,8 +115,11 @@ def test_a_caught_up_view_equals_a_view_read_whole(graph, acts):
 def test_a_view_read_in_small_pages_equals_one_read_whole(graph, monkeypatch):
     import graphmem.view as view_module
 
+    # memories of one write share its seq (the pages must not split them): the later
+    # facts merge into two of these, and the other three keep the first write's seq
     graph.remember("ana", "Ana lives in Berlin and Ben works at the bakery. Chloe sold the "
-                   "old map. Dmitri found the spare key.", ns=NS)
+                   "old map. Dmitri found the spare key. Farid planted a lemon tree. "
+                   "Greta mended the garden fence.", ns=NS)
     for fact in FACTS:
         graph.remember("ben", fact, ns=NS)
     whole = _fresh(graph)

@@ -131,27 +131,26 @@ def test_a_routed_question_replays_to_live_recall(scene):
         assert any(fired) and not all(fired)
 
 
-def test_conflicting_hits_replay_in_credible_order(shared_data, tmp_path):
-    """Live recall's last step puts conflicting hits in credible order (trust.bundle):
-    on this real PrefEval item (an assistant's answers that contradict one another, with
-    different confidences) it moves hits, and the replay follows it."""
+def test_conflicting_hits_replay_in_credible_order(tmp_path):
+    """Live recall's last step puts conflicting hits in credible order (trust.bundle): two
+    claims about one time, the one two agents asserted more credible than the one a
+    third did, which the question's words rank first; the replay follows it."""
     from dataclasses import replace as replaced
 
     from graphmem import MemoryGraph
-    from graphmem.evaluation.ingest import ingest_unit, namespace_for
-    from graphmem.ingestion.benchmarks import load_benchmark
 
-    report = load_benchmark("prefeval", shared_data / "prefeval", form="explicit",
-                            n_distractors=10, seed=0)
-    unit = next(u for u in report.units if u.id == "prefeval/explicit/lifestyle_dietary/0")
-    question = next(q for q in unit.questions if q.evidence)
-    asker = question.asker or unit.agents[0]
+    at = "2026-05-01T10:00"  # one time: a dispute, not a later claim superseding
     with MemoryGraph.open(data_dir=tmp_path / "data") as graph:
-        ns = namespace_for(unit.benchmark, unit.id)
-        ingest_unit(graph, unit, ns)
-        captured = capture_question(graph, ns, asker, question.text)
-        live = [h.memory_id for h in graph.recall(asker, question.text, k=20, ns=ns,
-                                                  config=HYBRID)]
+        graph.remember("ana", "The team meeting is on Monday.", witnesses=["dee"], at=at)
+        graph.remember("ben", "The team meeting is on Monday.", witnesses=["dee"], at=at)
+        tuesday = graph.remember("cy", "The team meeting is on Tuesday.", witnesses=["dee"],
+                                 at=at)
+        assert tuesday.atoms[0].contradicts
+        question = "Is the team meeting on Tuesday?"
+        captured = capture_question(graph, "default", "dee", question)
+        hits = graph.recall("dee", question, k=20, config=HYBRID)
+    live = [h.memory_id for h in hits]
+    assert hits[0].text == "The team meeting is on Monday." and hits[0].conflicts
     assert replay(captured, HYBRID, k=20) == live
     # the step is exercised: without it the replay differs
     assert replay(replaced(captured, credibility={}), HYBRID, k=20) != live
