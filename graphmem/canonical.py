@@ -159,9 +159,10 @@ def named_parties(text: str, parser: Parser | None = None) -> set[str]:
     spaCy PERSON/ORG/GPE entities, reduced to their capitalised runs, plus the
     ``names_read`` fallback. ``parser`` keeps the parse for others to reuse.
     """
+    parser = parser or Parser()  # one parse of the text for the names and the entities
     parties = set(names_read(text, parser))
     if text.strip():
-        for ent in (parser or Parser(cache_size=0)).parse(text).ents:
+        for ent in parser.parse(text).ents:
             if ent.label_ in ENTITY_LABELS:
                 # the leading ", " makes the entity's first word count as mid-sentence
                 parties.update(capitalised_names(", " + ent.text))
@@ -188,6 +189,7 @@ def canonical_text(variants: Sequence[str], parser: Parser | None = None) -> str
     texts = [" ".join(v.split()) for v in variants if isinstance(v, str) and v.strip()]
     if not texts:
         raise InvalidInput("canonical_text() needs at least one non-blank variant")
+    parser = parser or Parser()  # each variant is read several times below: parsed once
     parties = [named_parties(t, parser) for t in texts]
     union = set().union(*parties)
     best = min(range(len(texts)), key=lambda i: (-len(parties[i]), len(texts[i]), i))
