@@ -103,7 +103,7 @@ class DepositRows(_Rows):
         new = []
         for m in self.new:
             props = {**m["props"], **later.pop(m["id"], {})}
-            unknown = props.keys() - set(CREATED_MEMORY_PROPERTIES)
+            unknown = props.keys() - _CREATABLE
             if unknown:  # the statement would drop them: name them where it creates one
                 raise ValueError(f"memory properties {sorted(unknown)} are not among "
                                  "statements.CREATED_MEMORY_PROPERTIES and the CREATE of "
@@ -120,6 +120,7 @@ CREATED_MEMORY_PROPERTIES = (
     "t_expression", "recorded_at", "salience", "salience_tags", "place", "domain",
     "context", "claims", "forgotten", "pinned", "valid_until", "superseded_by",
     "confidence", "quarantined", "asserted_from")
+_CREATABLE = frozenset(CREATED_MEMORY_PROPERTIES)
 
 
 @dataclass(frozen=True)
