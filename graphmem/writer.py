@@ -175,6 +175,9 @@ class Writer:
             if n > 1:  # another writer moved (or dropped) the namespace: catch up, plan again
                 self.views.ensure_namespace(deposit.ns)
                 current = self.views.synced(deposit.ns)
+            # the version the plan is made at, read before it: a view that another thread
+            # catches up meanwhile makes the guarded write fail and the deposit plan again
+            version = current.version
             plan = plan_deposit(deposit, atoms, vectors, current, judge=self._judge,
                                 canonical=self._canonical, now_ms=self.clock(), meanings=meanings,
                                 config=self.config, merge=self.design.merge,
@@ -185,9 +188,9 @@ class Writer:
                                 if self._supersession is not None else None)
             if self.trust is not None and admit is not None:
                 plan = self.trust.weigh(plan, deposit, admit(), current, meanings)
-            if not self._apply(deposit.ns, current.version, plan):
+            if not self._apply(deposit.ns, version, plan):
                 return None
-            self.views.synced(deposit.ns, current.version + 1, note=True)
+            self.views.synced(deposit.ns, version + 1, note=True)
             return RememberResult(deposit_id=plan.deposit_id, ns=deposit.ns,
                                   atoms=plan.outcomes, attempts=n)
 
@@ -296,6 +299,7 @@ class Writer:
 
         def attempt(n: int) -> str | None:
             view = self.views.synced(ns)
+            version = view.version  # read before planning (see `_remember`)
             record = view.records[memory_id]
             before = payload["before"]
             remaining = [v for v in record.variants
@@ -311,9 +315,9 @@ class Writer:
                 drop=sorted(set(record.owners) - keep),
                 siblings=siblings)
             if not self.store.write(self.queries["memory/unmerge"],
-                                    rows.guarded(ns, view.version, self.clock())):
+                                    rows.guarded(ns, version, self.clock())):
                 return None
-            self.views.synced(ns, view.version + 1, note=True)
+            self.views.synced(ns, version + 1, note=True)
             return restored
 
         return retry_moved_version(attempt, attempts=self.config.max_attempts,

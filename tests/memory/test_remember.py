@@ -7,6 +7,8 @@ import uuid
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import graphmem.consensus as consensus
+from graphmem import MemoryGraph
 from graphmem.errors import InvalidInput
 from graphmem.models import MAX_TEXT_CHARS
 
@@ -217,3 +219,33 @@ def test_a_remember_reads_the_namespace_and_its_agent_in_one_round_trip(mem, mon
                      ("read_noting", mem._queries["memory/changed_since"])]
     version = mem.query("memory/namespace_version", {"ns": "default"})[0]["version"]
     assert mem._store.noted_versions()["default"] == version
+
+
+def test_a_plan_the_view_moved_under_is_made_again(tmp_path, embedder, monkeypatch):
+    """The write is guarded by the version the plan was made at, read before planning. If
+    another thread catches the view up with another writer's memory between the plan and
+    the write, the write fails and the deposit is planned again: it merges with the memory
+    that arrived instead of being written beside it."""
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as a, \
+            MemoryGraph.open(data_dir=data, embedder=embedder) as b:
+        a.remember("ana", "The ferry leaves at noon.", ns="port")
+        plans: list[list[str]] = []
+
+        def then_another_writer(deposit, *args, **kwargs):
+            plan = consensus.plan_deposit(deposit, *args, **kwargs)
+            if deposit.agent != "ana":  # ben's own write plans through here too
+                return plan
+            plans.append([atom.action for atom in plan.outcomes])
+            if len(plans) == 1:
+                b.remember("ben", "The harbour crane needs a new cable.", ns="port")
+                a._views.synced("port")  # as a recall on another thread would
+            return plan
+
+        monkeypatch.setattr("graphmem.writer.plan_deposit", then_another_writer)
+        result = a.remember("ana", "The harbour crane needs a new cable.", ns="port")
+        crane = b.cypher("MATCH (m:Memory {ns: 'port'}) WHERE m.text CONTAINS 'crane' "
+                         "RETURN m.asserted_by AS by")
+    assert plans == [["created"], ["merged"]]
+    assert [(atom.action, result.attempts) for atom in result.atoms] == [("merged", 2)]
+    assert len(crane) == 1 and sorted(crane[0]["by"]) == ["ana", "ben"]
