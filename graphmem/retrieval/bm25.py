@@ -195,9 +195,23 @@ class BM25Index:
             return self._top_allowed(slots, scores, k, allowed)
         return self._pairs(slots, scores, _top_order(scores, slots, k))
 
-    def containing(self, text: str, limit: int, skip: Callable[[str], bool]) -> list[str]:
+    @property
+    def slots(self) -> int:
+        """Slots made so far: a document added from now on takes slot `slots` or later
+        (a changed document is removed and added again, at a new slot)."""
+        return len(self._ids)
+
+    def slot(self, doc_id: str) -> int:
+        """The slot of a live document (`NO_SLOT` for one not indexed)."""
+        return self._slot_of.get(doc_id, NO_SLOT)
+
+    def containing(self, text: str, limit: int, skip: Callable[[str], bool], *,
+                   done: tuple[int, int] | None = None) -> list[str]:
         """Up to ``limit`` ids of the documents that hold every term of ``text`` (none if
-        it has no term), the latest indexed first, less those ``skip`` says."""
+        it has no term), the latest indexed first, less those ``skip`` says and those in
+        the slots ``done`` names (lo, hi: the slots from lo to before hi, which the caller
+        knows it would skip; not looked at, so a walk past many skipped documents is
+        not repeated)."""
         lists: list[np.ndarray] = []
         for term in set(self._tokenize(text)):
             postings = self._postings.get(term)
@@ -209,6 +223,10 @@ class BM25Index:
         # million memories, where a name's list holds hundreds of thousands)
         lists.sort(key=len)
         slots = lists[0] if lists else np.empty(0, dtype=np.int64)
+        if done is not None and slots.size:
+            lo, hi = done
+            slots = np.concatenate([slots[: np.searchsorted(slots, lo)],
+                                    slots[np.searchsorted(slots, hi):]])
         for longer in lists[1:]:
             if not slots.size:
                 break

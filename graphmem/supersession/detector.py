@@ -45,7 +45,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.bm25 import NO_SLOT, BM25Index
 from graphmem.supersession import stored as stored_claims
 from graphmem.supersession.claims import Claim, read_claim
 from graphmem.supersession.participants import name_copy
@@ -80,6 +80,10 @@ class _Index:
     anchors_of: dict[str, frozenset[str]] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # changed, not yet indexed
     stated: dict[str, int] = field(default_factory=dict)  # id -> when it was stated (ms)
+    # anchor -> (lo, hi): the slots of `words` in which every memory holding the anchor's
+    # words is indexed (`_read_unread` need not walk them again); for that words index
+    done: dict[str, tuple[int, int]] = field(default_factory=dict)
+    words: weakref.ref[BM25Index] | None = None
 
 
 @dataclass(frozen=True)
@@ -229,16 +233,26 @@ class SupersessionDetector:
             record = view.records.get(mid)
             if record is not None and self._learn(record, record.variants or [record.text]):
                 self._add(index, record)
+            elif record is not None:  # left out of the index, perhaps at a slot marked done
+                index.done.clear()
         index.fresh.clear()
 
     def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str],
                      words: BM25Index) -> None:
         """Read and index the memories not indexed yet whose wordings hold every word of
-        one of ``anchors``: at most `READ_PER_STATEMENT`, the latest first."""
-        wanted: dict[str, None] = {}
-        for anchor in anchors:
-            wanted.update(dict.fromkeys(words.containing(
-                anchor, READ_PER_STATEMENT, lambda mid: mid in index.anchors_of)))
+        one of ``anchors``: at most `READ_PER_STATEMENT`, the latest first. The slots of
+        ``words`` a walk for an anchor passed over with every memory there indexed are
+        not walked again (`_Index.done`): a walk over the memories an anchor holds cost
+        about a microsecond each (40 ms at 50,000), on every statement naming it, once a
+        long-running writer had read them all."""
+        if index.words is None or index.words() is not words:  # another index's slots
+            index.words, index.done = weakref.ref(words), {}
+        top = words.slots
+        found = {anchor: words.containing(anchor, READ_PER_STATEMENT,
+                                          lambda mid: mid in index.anchors_of,
+                                          done=index.done.get(anchor))
+                 for anchor in anchors}
+        wanted = dict.fromkeys(m for ids in found.values() for m in ids)
         records = sorted((view.records[m] for m in wanted if m in view.records),
                          key=lambda r: (r.t is not None, r.t or 0, r.seq),
                          reverse=True)[:READ_PER_STATEMENT]
@@ -248,6 +262,9 @@ class SupersessionDetector:
         for record in records:
             if record.id not in later:
                 self._add(index, record)
+        for anchor, ids in found.items():
+            if all(m in index.anchors_of or m not in view.records for m in ids):
+                _mark_done(index, words, anchor, ids, top)
 
     def _add(self, index: _Index, record: MemoryRecord) -> None:
         claims = self.claims(record.variants or [record.text])
@@ -317,3 +334,18 @@ class SupersessionDetector:
         if any(c.values("time") for c in claims):
             return None  # its world time is its value, not when it was said
         return record.t
+
+
+def _mark_done(index: _Index, words: BM25Index, anchor: str, found: list[str],
+               top: int) -> None:
+    """After a walk for ``anchor`` below slot ``top`` found ``found`` (latest first) and
+    every one of them is indexed now: the slots it passed over are done. A walk that
+    stopped short of its limit passed over every slot below ``top``; one that reached
+    it, those from its last find up (the slots it skipped as done lie among them, or
+    below its last find, where they are forgotten)."""
+    if len(found) < READ_PER_STATEMENT:
+        index.done[anchor] = (0, top)
+        return
+    lowest = words.slot(found[-1])
+    if lowest != NO_SLOT:
+        index.done[anchor] = (lowest, top)

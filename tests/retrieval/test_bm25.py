@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval.bm25 import BM25Index, _top_order
+from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _top_order
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
@@ -172,6 +172,15 @@ def test_containing_is_every_document_with_all_the_terms_latest_first(docs, text
             if terms and terms <= set(tokenize(docs[i])) and i not in removed | skipped]
     got = index.containing(text, limit, lambda doc: int(doc[1:]) in skipped)
     assert got == want[:limit]
+    # slots named done are not looked at (d{i} is at slot i: added in order)
+    lo = data.draw(st.integers(0, len(docs)))
+    hi = data.draw(st.integers(lo, len(docs)))
+    outside = [d for d in want if not lo <= int(d[1:]) < hi]
+    assert index.containing(text, limit, lambda doc: int(doc[1:]) in skipped,
+                            done=(lo, hi)) == outside[:limit]
+    assert index.slots == len(docs)
+    assert [index.slot(f"d{i}") for i in range(len(docs))] == \
+        [NO_SLOT if i in removed else i for i in range(len(docs))]
 
 
 def test_scores_update_as_documents_arrive():

@@ -107,6 +107,49 @@ def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
     assert "old" in {r.earlier for r in replaced}
 
 
+def test_memories_read_for_an_anchor_are_not_walked_again(monkeypatch):
+    """Once every memory holding an anchor's words is read, a later statement naming it
+    walks none of them (it walked them all, a microsecond each, on every statement); a
+    memory that arrives unread afterwards is still found and read."""
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "READ_PER_STATEMENT", 5)
+    view = NamespaceView("crowd")
+    for i in range(12):
+        view.upsert({"id": f"m{i}", "text": f"Ben found a kite at the harbour on day {i}.",
+                     "seq": i, "t": 1_000 + i, "owners": ["ben"], "vias": ["witnessed"],
+                     "embedding": [0.0] * 384})
+    words = TextIndex(view).words
+    found = module.SupersessionDetector()
+    walked: list[int] = []
+    real = words.containing
+
+    def counting(text, limit, skip, *, done=None):
+        seen = [0]
+
+        def counted(mid):
+            seen[0] += 1
+            return skip(mid)
+
+        got = real(text, limit, counted, done=done)
+        walked.append(seen[0])
+        return got
+
+    monkeypatch.setattr(words, "containing", counting)
+    for n in range(4):  # 5 a statement, the latest first: all 12 read by the third
+        found.replaced("The harbour is open until 8 pm.", f"new{n}", view,
+                       stated=10_000 + n, words=words)
+    assert walked == [5, 5, 2, 0]  # without the marks: 5, 10, 12, 12
+    view.upsert({"id": "late", "text": "The harbour is open until 6 pm.", "seq": 20,
+                 "t": 900, "owners": ["ben"], "vias": ["witnessed"],
+                 "embedding": [0.0] * 384})  # no claims kept: not indexed on arrival
+    replaced = found.replaced("The harbour is open until 9 pm.", "new9", view,
+                              stated=20_000, words=words)
+    assert "late" in {r.earlier for r in replaced}
+
+
 def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embedder):
     """Opening a store from its snapshot, the detector makes no record of memories that
     share no anchor with the statement (it made every one: gigabytes at a million)."""
