@@ -38,7 +38,7 @@ Owns ``SupersessionDetector``. Imports graphmem.text, graphmem.view, graphmem.re
 
 from __future__ import annotations
 
-import heapq
+import bisect
 import re
 import threading
 import weakref
@@ -69,14 +69,43 @@ PARSE_PER_STATEMENT = 8
 COMPARED_PER_ANCHOR = 256
 
 
+class _Pool:
+    """The memories of one anchor (id -> row, the order they were written in), kept in
+    row order too: the latest are read off its end, not found among all of them (an
+    anchor a long-running writer has read can hold a hundred thousand: 7 ms a statement
+    to pick the latest 256 by a heap)."""
+
+    __slots__ = ("row_of", "order")
+
+    def __init__(self) -> None:
+        self.row_of: dict[str, int] = {}
+        self.order: list[tuple[int, str]] = []  # (row, id), sorted
+
+    def add(self, mid: str, row: int) -> None:
+        if self.row_of.get(mid) == row:
+            return
+        self.remove(mid)
+        self.row_of[mid] = row
+        bisect.insort(self.order, (row, mid))
+
+    def remove(self, mid: str) -> None:
+        row = self.row_of.pop(mid, None)
+        if row is not None:
+            del self.order[bisect.bisect_left(self.order, (row, mid))]
+
+    def latest(self, n: int) -> list[str]:
+        """The ``n`` written last."""
+        return [mid for _, mid in self.order[-n:]]
+
+
 @dataclass
 class _Index:
     """The anchors of one namespace's memories (see the module docstring): of each
     anchor, the memories whose states claim it and those whose events do, by row (the
     order they were written in)."""
 
-    states: dict[str, dict[str, int]] = field(default_factory=dict)
-    events: dict[str, dict[str, int]] = field(default_factory=dict)
+    states: dict[str, _Pool] = field(default_factory=dict)
+    events: dict[str, _Pool] = field(default_factory=dict)
     anchors_of: dict[str, frozenset[str]] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # changed, not yet indexed
     stated: dict[str, int] = field(default_factory=dict)  # id -> when it was stated (ms)
@@ -271,20 +300,21 @@ class SupersessionDetector:
         anchors = []
         for kind, pool in (("state", index.states), ("event", index.events)):
             for anchor in {a for c in claims if c.kind == kind for a in c.anchors}:
-                pool.setdefault(anchor, {})[record.id] = record.row
+                pool.setdefault(anchor, _Pool()).add(record.id, record.row)
                 anchors.append(anchor)
         index.anchors_of[record.id] = frozenset(anchors)
 
     def _drop(self, index: _Index, mid: str) -> None:
         for anchor in index.anchors_of.pop(mid, ()):
-            index.states.get(anchor, {}).pop(mid, None)
-            index.events.get(anchor, {}).pop(mid, None)
+            for pools in (index.states, index.events):
+                if anchor in pools:
+                    pools[anchor].remove(mid)
 
     @staticmethod
-    def _latest(pool: dict[str, dict[str, int]], anchors: frozenset[str]) -> set[str]:
-        """Of each anchor, the `COMPARED_PER_ANCHOR` memories of ``pool`` written last."""
-        return {mid for anchor in anchors for mid, _ in heapq.nlargest(
-            COMPARED_PER_ANCHOR, pool.get(anchor, {}).items(), key=lambda item: item[1])}
+    def _latest(pools: dict[str, _Pool], anchors: frozenset[str]) -> set[str]:
+        """Of each anchor, the `COMPARED_PER_ANCHOR` memories of ``pools`` written last."""
+        return {mid for anchor in anchors if anchor in pools
+                for mid in pools[anchor].latest(COMPARED_PER_ANCHOR)}
 
     # -- the question -----------------------------------------------------------------
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from hypothesis import given, strategies as st
+
 from graphmem import MemoryGraph, WriteConfig
+from graphmem.supersession.detector import _Pool
 
 T0 = datetime(2023, 3, 1, tzinfo=timezone.utc)
 
@@ -248,3 +251,22 @@ def test_a_date_reverted_with_a_verb_the_tagger_reads_as_a_noun_is_replaced(embe
     old = one(g, "pm", "The public beta is on April 3.", T0)
     new = one(g, "pm", "The public beta returns to April 7.", T0 + timedelta(days=1))
     assert record(g, old)["by"] == new
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 30), st.integers(0, 60))),
+       st.integers(1, 10))
+def test_an_anchors_latest_memories_are_those_with_the_highest_rows(steps, n):
+    """A pool's latest are its n members of the highest rows, whatever the order they
+    were added, moved (added again at another row) and removed in."""
+    pool, rows = _Pool(), {}
+    for add, memory, row in steps:
+        mid = f"m{memory}"
+        if add:
+            pool.add(mid, row)
+            rows[mid] = row
+        else:
+            pool.remove(mid)
+            rows.pop(mid, None)
+    want = sorted(rows, key=lambda m: (rows[m], m))[-n:]
+    assert pool.latest(n) == want
+    assert pool.row_of == rows and len(pool.order) == len(rows)
