@@ -4,6 +4,8 @@
     python benchmarks/memory_bench.py --sizes 1000000 --synthetic-vectors \
         --data-dir DIR --ops 0          # fill once, read the view, save its snapshot
     python benchmarks/memory_bench.py --sizes 1000000 --data-dir DIR   # then measure
+    python benchmarks/memory_bench.py --sizes 100000 --claims --ops 2400 --window 400
+                                        # a writer that runs long: remember, stretch by stretch
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -85,7 +87,7 @@ def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000,
     for lo in range(0, n, batch):
         texts = [statement(rng) for _ in range(min(batch, n - lo))]
         vectors = synthetic_vectors(texts, lo) if synthetic else g.embedder.embed(texts)
-        kept = [None] * len(texts)
+        kept: list[str | None] = [None] * len(texts)
         if detector is not None:
             detector.claims(texts)
             kept = [detector.kept([t]) for t in texts]
@@ -117,7 +119,7 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
-            claims: bool = False, freeze: bool = False) -> dict:
+            claims: bool = False, freeze: bool = False, window: int = 0) -> dict:
     rng = random.Random(seed)
     ns = f"bench-{size}"
     opening = time.perf_counter()
@@ -211,7 +213,17 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # which indexes made the garbage, and which ones the forks collected
             "index_garbage": index_garbage,
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
-                                                 summary["embed_one (baseline)"]["p95"], 2)}
+                                                 summary["embed_one (baseline)"]["p95"], 2),
+            # with --window: remember in each stretch of that many operations, in order
+            # (what grows with the time a writer has run)
+            **({"remember_by_window": by_window(remember_ms, window)} if window else {})}
+
+
+def by_window(values: list[float], window: int) -> list[dict]:
+    """p50 and p95 of each stretch of ``window`` values, in order (the last may be shorter)."""
+    return [{"ops": lo + len(part), "p50": round(percentile(part, 0.5), 2),
+             "p95": round(percentile(part, 0.95), 2)}
+            for lo in range(0, len(values), window) for part in [values[lo:lo + window]]]
 
 
 class ServerForks:
@@ -328,6 +340,10 @@ def main() -> None:
                              "and again after every full collection, as `graphmem serve` "
                              "does: a full collection then walks only what was made since "
                              "the one before")
+    parser.add_argument("--window", type=int, default=0,
+                        help="also report remember's p50 and p95 in each stretch of this "
+                             "many operations, in order: a cost that grows with the time "
+                             "a writer has run shows there")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
@@ -336,11 +352,13 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
-                                   args.synthetic_vectors, args.claims, args.freeze))
+                                   args.synthetic_vectors, args.claims, args.freeze,
+                                   args.window))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
             results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
-                                   args.synthetic_vectors, args.claims, args.freeze))
+                                   args.synthetic_vectors, args.claims, args.freeze,
+                                   args.window))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return
@@ -357,6 +375,8 @@ def main() -> None:
               f"{r['first_read']} {r['view_sync_s']} s, {r['merged']} of {r['ops']} "
               "deposits merged, "
               f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}")
+        for w in r.get("remember_by_window", []):
+            print(f"  remember after {w['ops']} operations: p50 {w['p50']} ms, p95 {w['p95']} ms")
 
 
 if __name__ == "__main__":
