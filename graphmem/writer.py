@@ -287,19 +287,25 @@ class Writer:
         siblings = [r["id"] for r in self.store.read(self.queries["memory/deposit_atoms"],
                                                      {"ns": ns, "deposit": deposit})
                     if r["id"] != memory_id]
-        live = [json.loads(r["payload"])["deposit"] for r in rows_all if r["id"] != op["id"]]
-        sources = self.store.read(self.queries["memory/ownership_sources"],
-                                  {"ns": ns, "memory": memory_id, "merged": live})
-        # owners after the undo: the parties of every deposit still standing behind it
-        keep = {a for s in sources for a in [s["agent"], *(s["witnesses"] or [])]}
-        if not keep:  # a store older than deposit records: the owners before the merge
-            keep = set(payload["prior_owners"])
         vector = self._embed([payload["atom"]])[0]
         restored = new_id("m")
 
         def attempt(n: int) -> str | None:
             view = self.views.synced(ns)
             version = view.version  # read before planning (see `_remember`)
+            # owners after the undo: the parties of every deposit still standing behind
+            # it, read again by each attempt (another writer may have merged meanwhile)
+            merges = rows_all if n == 1 else self.store.read(
+                self.queries["memory/merge_ops"], {"ns": ns, "memory": memory_id})
+            if all(r["id"] != op["id"] for r in merges):
+                raise InvalidInput(f"the merge {op['id']!r} into memory {memory_id!r} was "
+                                   "undone by another writer meanwhile; nothing is left to undo")
+            live = [json.loads(r["payload"])["deposit"] for r in merges if r["id"] != op["id"]]
+            sources = self.store.read(self.queries["memory/ownership_sources"],
+                                      {"ns": ns, "memory": memory_id, "merged": live})
+            keep = {a for s in sources for a in [s["agent"], *(s["witnesses"] or [])]}
+            if not keep:  # a store older than deposit records: the owners before the merge
+                keep = set(payload["prior_owners"])
             record = view.records[memory_id]
             before = payload["before"]
             remaining = [v for v in record.variants

@@ -249,3 +249,31 @@ def test_a_plan_the_view_moved_under_is_made_again(tmp_path, embedder, monkeypat
     assert plans == [["created"], ["merged"]]
     assert [(atom.action, result.attempts) for atom in result.atoms] == [("merged", 2)]
     assert len(crane) == 1 and sorted(crane[0]["by"]) == ["ana", "ben"]
+
+
+def test_an_unmerge_the_view_moved_under_is_made_again(tmp_path, embedder):
+    """As for a deposit: an unmerge is guarded by the version it was planned at. A merge
+    by another writer that the view reads in between (here while the unmerge composes the
+    memory's text) makes it plan again, and what that merge gave the memory stays."""
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as a, \
+            MemoryGraph.open(data_dir=data, embedder=embedder) as b:
+        memory = a.remember("ana", "The ferry leaves at noon.", ns="port").memory_ids[0]
+        a.remember("ben", "The ferry leaves at noon.", ns="port")
+        compose = a._writer._canonical
+        calls: list[int] = []
+
+        def then_another_merge(variants):
+            calls.append(len(calls))
+            if len(calls) == 1:
+                b.remember("cy", "The ferry leaves at noon.", ns="port")
+                a._views.synced("port")  # as a recall on another thread would
+            return compose(variants)
+
+        a._writer._canonical = then_another_merge
+        restored = a.unmerge(memory, ns="port")  # ben's merge
+        owners = {r["id"]: sorted(r["o"]) for r in b.cypher(
+            "MATCH (x:Agent)-[:OWNS]->(m:Memory {ns: 'port'}) "
+            "RETURN m.id AS id, collect(x.id) AS o")}
+    assert len(calls) >= 2  # planned again
+    assert owners == {memory: ["ana", "cy"], restored: ["ben"]}
