@@ -214,9 +214,10 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             "index_garbage": index_garbage,
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2),
-            # with --window: remember in each stretch of that many operations, in order
+            # with --window: remember and recall in each stretch of that many operations
             # (what grows with the time a writer has run)
-            **({"remember_by_window": by_window(remember_ms, window)} if window else {})}
+            **({"remember_by_window": by_window(remember_ms, window),
+                "recall_by_window": by_window(recall_ms, window)} if window else {})}
 
 
 def by_window(values: list[float], window: int) -> list[dict]:
@@ -341,7 +342,7 @@ def main() -> None:
                              "does: a full collection then walks only what was made since "
                              "the one before")
     parser.add_argument("--window", type=int, default=0,
-                        help="also report remember's p50 and p95 in each stretch of this "
+                        help="also report remember's and recall's p50 and p95 in each stretch of this "
                              "many operations, in order: a cost that grows with the time "
                              "a writer has run shows there")
     parser.add_argument("--data-dir", type=Path,
@@ -375,8 +376,10 @@ def main() -> None:
               f"{r['first_read']} {r['view_sync_s']} s, {r['merged']} of {r['ops']} "
               "deposits merged, "
               f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}")
-        for w in r.get("remember_by_window", []):
-            print(f"  remember after {w['ops']} operations: p50 {w['p50']} ms, p95 {w['p95']} ms")
+        for op in ("remember", "recall"):
+            for w in r.get(f"{op}_by_window", []):
+                print(f"  {op} after {w['ops']} operations: p50 {w['p50']} ms, "
+                      f"p95 {w['p95']} ms")
 
 
 if __name__ == "__main__":
