@@ -342,9 +342,9 @@ def main() -> None:
                              "does: a full collection then walks only what was made since "
                              "the one before")
     parser.add_argument("--window", type=int, default=0,
-                        help="also report remember's and recall's p50 and p95 in each stretch of this "
-                             "many operations, in order: a cost that grows with the time "
-                             "a writer has run shows there")
+                        help="also report remember's and recall's p50 and p95 in each "
+                             "stretch of this many operations, in order: a cost that grows "
+                             "with the time a writer has run shows there")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")

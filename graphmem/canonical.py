@@ -110,12 +110,14 @@ def capitalised_names(text: str, *, bridge: bool = True) -> list[str]:
     return names
 
 
-def names_read(text: str, parser: Parser | None = None) -> list[str]:
+def names_read(text: str, parser: Parser | None = None, *,
+               names: list[str] | None = None) -> list[str]:
     """``capitalised_names(text)``, less the capitalised words that only open a sentence
     and that the tagger does not read as names: "Wow, Caroline!" and "Wow Caroline,
     that looks amazing!" name Caroline; "Sounds great, Mel!" names Mel; "Tom hit Jerry"
-    names both (``parser``'s cache keeps the parse; the write path has made it)."""
-    names = capitalised_names(text)
+    names both (``parser``'s cache keeps the parse; the write path has made it).
+    ``names``: ``capitalised_names(text)``, where the caller has it already."""
+    names = capitalised_names(text) if names is None else names
     openers = _only_opening(text) & {name.split()[0] for name in names}
     if not openers:
         return names

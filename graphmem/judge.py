@@ -215,7 +215,8 @@ def _names_missing(text: str, other: set[str], parser: Parser | None) -> bool:
                    and not set(_normalise_words(name).split()) <= other for name in names)
 
     # the tagger only where a capitalised word is missing from the other text
-    return missing(capitalised_names(text)) and missing(names_read(text, parser))
+    names = capitalised_names(text)
+    return missing(names) and missing(names_read(text, parser, names=names))
 
 
 def _context_disagrees(a: DepositContext | None, b: DepositContext | None, max_gap: float) -> str | None:
