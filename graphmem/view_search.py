@@ -131,9 +131,13 @@ class VectorSearch:
         k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        forgotten = self._columns.forgotten
-        return [(self._ids[candidates[i]], float(scores[i])) for i in top
-                if not forgotten[candidates[i]]]
+        rows = candidates[top]
+        kept = ~self._columns.forgotten[rows]
+        # whole arrays to Python at once: a recall reads 500 neighbours at a million
+        # memories, and one numpy scalar at a time cost 0.8 ms of it
+        ids = self._ids
+        return [(ids[row], score) for row, score in
+                zip(rows[kept].tolist(), scores[top][kept].tolist())]
 
     def _half_scores(self, vector: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         """Approximate cosines from the half-precision copy (torch has the fast kernel)."""
