@@ -262,8 +262,8 @@ class SupersessionDetector:
             record = view.records.get(mid)
             if record is not None and self._learn(record, record.variants or [record.text]):
                 self._add(index, record)
-            elif record is not None:  # left out of the index, perhaps at a slot marked done
-                index.done.clear()
+            elif record is not None:  # left out of the index: walks must find it again
+                _undo_done(index, mid)
         index.fresh.clear()
 
     def _read_unread(self, view: NamespaceView, index: _Index, anchors: frozenset[str],
@@ -364,6 +364,21 @@ class SupersessionDetector:
         if any(c.values("time") for c in claims):
             return None  # its world time is its value, not when it was said
         return record.t
+
+
+def _undo_done(index: _Index, memory_id: str) -> None:
+    """Forget the marks whose slots hold ``memory_id``, a memory left out of the index
+    (a merge changed it, and its claims were neither kept with it nor read here since):
+    the walks of those anchors must pass it again. A memory the words index does not
+    hold now takes, when it comes, a slot above every mark; the marks of other anchors
+    stand (clearing them all, each such memory made every crowded anchor be walked
+    again, as before they were kept: a store imported without claims meets one on
+    every merge into an imported memory)."""
+    words = index.words() if index.words is not None else None
+    slot = NO_SLOT if words is None else words.slot(memory_id)
+    if slot != NO_SLOT:
+        index.done = {anchor: (lo, hi) for anchor, (lo, hi) in index.done.items()
+                      if not lo <= slot < hi}
 
 
 def _mark_done(index: _Index, words: BM25Index, anchor: str, found: list[str],

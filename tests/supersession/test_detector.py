@@ -153,6 +153,59 @@ def test_memories_read_for_an_anchor_are_not_walked_again(monkeypatch):
     assert "late" in {r.earlier for r in replaced}
 
 
+def test_a_memory_left_unread_undoes_only_the_marks_over_it(monkeypatch):
+    """A memory that changes and whose claims are not known (a merge into an imported
+    memory, the claims read earlier since dropped) is left out of the index: the walks
+    over its slot are made again and find it, those of other anchors are not."""
+    from graphmem.retrieval.text_index import TextIndex
+    from graphmem.supersession import detector as module
+    from graphmem.view import NamespaceView
+
+    monkeypatch.setattr(module, "READ_PER_STATEMENT", 5)
+    view = NamespaceView("crowd")
+
+    def memory(mid, text, seq, owners=("ben",)):
+        view.upsert({"id": mid, "text": text, "seq": seq, "t": 1_000 + seq,
+                     "owners": list(owners), "vias": ["witnessed"] * len(owners),
+                     "embedding": [0.0] * 384})
+
+    for i in range(12):
+        memory(f"m{i}", f"Ben found a kite at the harbour on day {i}.", i)
+    words = TextIndex(view).words
+    found = module.SupersessionDetector()
+    walked: list[int] = []
+    real = words.containing
+
+    def counting(text, limit, skip, *, done=None):
+        seen = [0]
+
+        def counted(mid):
+            seen[0] += 1
+            return skip(mid)
+
+        got = real(text, limit, counted, done=done)
+        walked.append(seen[0])
+        return got
+
+    monkeypatch.setattr(words, "containing", counting)
+
+    def harbour(n):
+        walked.clear()
+        found.replaced("The harbour is open until 8 pm.", f"new{n}", view,
+                       stated=10_000 + n, words=words)
+        return sum(walked)
+
+    assert [harbour(n) for n in range(4)] == [5, 5, 2, 0]
+    memory("bakery", "The bakery sells rye bread.", 30)  # another anchor's, unread
+    assert harbour(4) == 0  # before: every mark undone, 12 walked again
+    index = found._index(view)
+    found._claims.clear()  # what a full claim cache does
+    memory("m3", "Ben found a kite at the harbour on day 3.", 3, owners=("ben", "cy"))
+    assert harbour(5) > 0  # changed, its claims unknown: out of the index, walked to
+    assert "m3" in index.anchors_of  # found by the walk and read again
+    assert harbour(6) == 0
+
+
 def test_a_new_process_reads_only_the_memories_a_statement_names(tmp_path, embedder):
     """Opening a store from its snapshot, the detector makes no record of memories that
     share no anchor with the statement (it made every one: gigabytes at a million)."""
