@@ -342,9 +342,16 @@ class NamespaceView(VectorSearch):
 
     def vectors(self, memory_ids: Sequence[str]) -> np.ndarray:
         """The vectors of ``memory_ids``, one row each, in their order (a copy)."""
-        rows = np.fromiter((self.row_of(m) for m in memory_ids), dtype=np.int64,
-                           count=len(memory_ids))
+        return self.vectors_at(np.fromiter((self.row_of(m) for m in memory_ids),
+                                           dtype=np.int64, count=len(memory_ids)))
+
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors at ``rows``, in their order (a copy)."""
         return self._matrix[rows]
+
+    def live_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Those of ``rows`` whose memory is not forgotten, in their order."""
+        return rows[~self._columns.forgotten[rows]]
 
     def latest_at_place(self, agent: str, place: str) -> tuple[int, str] | None:
         """(t, id) of the latest memory ``agent`` owns at ``place``, if any: the greatest

@@ -8,7 +8,10 @@ from typing import Sequence
 import numpy as np
 
 from graphmem.view import NamespaceView
-from graphmem.view_search import one_blas_thread
+from graphmem.view_search import EXACT_SCAN_MAX, one_blas_thread
+
+#: rows `rows_by_similarity` scores all at once (more: the view's search)
+EXACT_MAX = EXACT_SCAN_MAX
 
 
 def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:
@@ -21,6 +24,22 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
         scores = view.vectors(ids) @ qvec
     order = np.argsort(-scores, kind="stable")
     return [ids[i] for i in order]
+
+
+def rows_by_similarity(view: NamespaceView, rows: np.ndarray, qvec: np.ndarray,
+                       depth: int) -> list[str]:
+    """The ``depth`` memories at ``rows`` (sorted view rows) nearest the query, best
+    first: as `by_similarity` orders their ids (equal scores in storage order) while
+    they are few enough to score all at once, and through the view's search
+    (`NamespaceView.nearest`: its index past a size) when more."""
+    if len(rows) > EXACT_MAX:
+        return [mid for mid, _ in view.nearest(qvec, depth, rows)]
+    if not len(rows):
+        return []
+    with one_blas_thread():
+        scores = view.vectors_at(rows) @ qvec
+    order = np.argsort(-scores, kind="stable")[:depth]
+    return [view.id_at(row) for row in rows[order].tolist()]
 
 
 def similarities(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:

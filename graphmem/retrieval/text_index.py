@@ -26,6 +26,9 @@ from graphmem.retrieval.preferences import states_preference
 from graphmem.view import MemoryRecord, NamespaceView
 
 _ALT = "#"  # memory ids never contain it after the prefix; alt documents are "<id>#<n>"
+#: attributes made again from the others when a snapshot is restored (`restore_rows`):
+#: not saved with it, and no part of its layout
+DERIVED = frozenset({"_preferring"})
 
 
 class TextIndex:
@@ -36,6 +39,8 @@ class TextIndex:
         self.index = BM25Index()
         self.words = BM25Index()  # the wordings only, no context: shared by every owner
         self.preferences: set[str] = set()
+        # by view row: whether the memory there is in `preferences` (`preference_rows`)
+        self._preferring = np.zeros(0, dtype=bool)
         self._indexed: dict[str, tuple[str, ...]] = {}  # document id -> indexed texts
         self._words_of: dict[str, tuple[str, ...]] = {}  # memory id -> texts in `words`
         self._alt_docs: dict[str, list[str]] = {}  # memory id -> its other documents
@@ -70,10 +75,38 @@ class TextIndex:
                 self._hidden[agent].add(record.id)
                 self._extra[agent].add(doc_of[context])
                 self._agents_of.setdefault(record.id, set()).add(agent)
-        if any(states_preference(w) for w in words):
+        preferring = any(states_preference(w) for w in words)
+        if preferring:
             self.preferences.add(record.id)
         else:
             self.preferences.discard(record.id)
+        self._note_preferring(record.row, preferring)
+
+    def _note_preferring(self, row: int, preferring: bool) -> None:
+        if row >= len(self._preferring):
+            if not preferring:
+                return
+            grown = np.zeros(max(row + 1, 2 * len(self._preferring), 1024), dtype=bool)
+            grown[:len(self._preferring)] = self._preferring
+            self._preferring = grown
+        self._preferring[row] = preferring
+
+    def preference_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Those of ``rows`` (view rows, e.g. `NamespaceView.asserted_rows`) whose memory
+        states a preference, in their order: a pass over ``rows``, no record made (a set
+        of ids intersected with the asker's made the record of every preference it
+        held: 21 ms a question with 10,000 of them at a million memories, and 45 ms,
+        0.6 s at the first, with 100,000)."""
+        mask = self._preferring
+        rows = rows[rows < len(mask)]
+        return rows[mask[rows]]
+
+    def restore_rows(self, view: NamespaceView) -> None:
+        """Make the `DERIVED` attributes of a text index restored from a snapshot of
+        ``view`` (the rows of `preferences`)."""
+        self._preferring = np.zeros(0, dtype=bool)
+        for memory_id in list(self.preferences):
+            self._note_preferring(view.row_of(memory_id), True)
 
     def _index(self, doc_id: str, texts: tuple[str, ...], row: int = NO_KEY) -> None:
         if self._indexed.get(doc_id) == texts:

@@ -48,7 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from graphmem.retrieval.bm25 import BM25Index
-from graphmem.retrieval.text_index import TextIndex
+from graphmem.retrieval.text_index import DERIVED as TEXT_DERIVED, TextIndex
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_snapshot import columns as snapshot_columns
 from graphmem.view_snapshot import upgrade as snapshot_upgrade
@@ -155,7 +155,7 @@ def _layout() -> dict[str, list[str]]:
     return {"view": sorted(k for k in empty.__dict__ if k not in _VIEW_SKIP),
             "bm25": sorted(BM25Index().__dict__),
             "record": sorted(MemoryRecord.__dataclass_fields__),
-            "text_index": sorted(TextIndex(empty).__dict__)}
+            "text_index": sorted(k for k in TextIndex(empty).__dict__ if k not in TEXT_DERIVED)}
 
 
 def room(n: int) -> int:
@@ -290,6 +290,7 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
     if state["text"] is not None:
         text_index = TextIndex.__new__(TextIndex)
         snapshot_columns.load_text(directory, text_index, state["text"], like=view.records)
+        text_index.restore_rows(view)
         view._listeners.append(text_index._update)
     return view, text_index
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from graphmem.retrieval.bm25 import NO_KEY, NO_SLOT, BM25Index, _Postings
-from graphmem.retrieval.text_index import TextIndex
+from graphmem.retrieval.text_index import DERIVED as TEXT_DERIVED, TextIndex
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.vector_index import CoarseIndex
 from graphmem.untraced import IdList, id_set, row_list
@@ -248,7 +248,8 @@ def save_text(directory: Path, text_index: TextIndex) -> dict:
     for name, (encode, _) in TEXT_JSON.items():
         _save_json_dict(directory, f"text.{name}", getattr(text_index, name), encode)
     small: dict[str, Any] = {k: v for k, v in text_index.__dict__.items()
-                             if k not in TEXT_JSON and k not in BM25_INDEXES}
+                             if k not in TEXT_JSON and k not in BM25_INDEXES
+                             and k not in TEXT_DERIVED}
     for name in BM25_INDEXES:
         small[name] = _save_bm25(directory, f"text.{name}", getattr(text_index, name))
     return small

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from graphmem.retrieval.channels.base import RankContext
-from graphmem.retrieval.similarity import by_similarity
+from graphmem.retrieval.similarity import rows_by_similarity
 
 if TYPE_CHECKING:
     from graphmem.retrieval.query import Query
@@ -19,10 +21,12 @@ class Profile:
     order: int = 50
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        records = ctx.view.records
-        stated = [mid for mid in ctx.text_index.preferences & ctx.owned
-                  if ctx.agent in records[mid].asserted_by and not records[mid].forgotten]
-        return by_similarity(ctx.view, stated, query.vector)[:depth]
+        view = ctx.view
+        stated = ctx.text_index.preference_rows(view.asserted_rows(ctx.agent))
+        owned = ctx.owned_rows()  # an agent may have asserted what it no longer holds
+        at = np.minimum(np.searchsorted(owned, stated), max(len(owned) - 1, 0))
+        stated = stated[owned[at] == stated] if len(owned) else stated[:0]
+        return rows_by_similarity(view, view.live_rows(stated), query.vector, depth)
 
 
 CHANNEL = Profile()

@@ -1,0 +1,110 @@
+"""The profile channel: the asker's own statements of a preference, by similarity.
+
+It finds them by view rows (the text index marks each row whose memory states a
+preference) instead of intersecting the ids of every preference with the asker's and
+reading each one's record: the ranking must be the one that way gave, whatever the
+memories, owners, assertions and forgettings; and a text index restored from a snapshot
+must mark the same rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem import MemoryGraph
+from graphmem.retrieval.channels import CHANNELS, RankContext
+from graphmem.retrieval.config import HYBRID
+from graphmem.retrieval.similarity import by_similarity
+from graphmem.retrieval.text_index import TextIndex
+from graphmem.view import NamespaceView
+from graphmem import view_snapshot
+
+AGENTS = ("ana", "ben", "cy")
+TEXTS = ("Ana prefers tea to coffee.", "Ben loves rowing on the river.",
+         "Cy is allergic to peanuts.", "The market opens at nine.",
+         "Ana hates crowded trains.", "The bridge was painted red.")
+
+
+class _Question:
+    def __init__(self, vector: np.ndarray) -> None:
+        self.vector = vector
+
+
+def _by_ids(view: NamespaceView, text_index: TextIndex, agent: str, vector, depth: int):
+    """The ranking as the channel made it before it read rows."""
+    owned = view.owned_ids(agent)
+    records = view.records
+    stated = [m for m in text_index.preferences & owned
+              if agent in records[m].asserted_by and not records[m].forgotten]
+    return by_similarity(view, stated, vector)[:depth]
+
+
+memories = st.lists(st.tuples(
+    st.sampled_from(TEXTS), st.sets(st.sampled_from(AGENTS), min_size=1),
+    st.sets(st.sampled_from(AGENTS)), st.booleans(),
+    st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=8, max_size=8)),
+    min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(memories, st.integers(0, 2**31), st.sampled_from(AGENTS), st.integers(1, 12))
+def test_the_rows_rank_as_the_ids_did(rows, seed, agent, depth):
+    view = NamespaceView("p")
+    text_index = TextIndex(view)
+    for i, (text, owners, asserters, forgotten, vector) in enumerate(rows):
+        if i % 7 == 6:  # a memory changed later: another wording, other assertions
+            view.upsert({"id": f"m{i // 2}", "text": text, "seq": 100 + i,
+                         "owners": sorted(owners), "vias": ["witnessed"] * len(owners),
+                         "asserted_by": sorted(asserters), "forgotten": forgotten,
+                         "embedding": vector})
+            continue
+        view.upsert({"id": f"m{i}", "text": text, "seq": i, "owners": sorted(owners),
+                     "vias": ["witnessed"] * len(owners), "asserted_by": sorted(asserters),
+                     "forgotten": forgotten, "embedding": vector})
+    query = _Question(np.random.default_rng(seed).standard_normal(8).astype(np.float32))
+    ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
+    assert CHANNELS["profile"].rank(ctx, query, depth) == \
+        _by_ids(view, text_index, agent, query.vector, depth)
+
+
+def test_a_crowded_view_ranks_as_the_ids_did():
+    """Hundreds of memories, some forgotten, owned and asserted at random: every
+    agent's ranking is the same, and holds what it should."""
+    rng = np.random.default_rng(7)
+    view = NamespaceView("p")
+    text_index = TextIndex(view)
+    for i in range(400):
+        owners = sorted(set(rng.choice(AGENTS, size=rng.integers(1, 4)).tolist()))
+        view.upsert({"id": f"m{i}", "text": f"{TEXTS[i % len(TEXTS)]} ({i})", "seq": i,
+                     "owners": owners, "vias": ["witnessed"] * len(owners),
+                     "asserted_by": owners[:1], "forgotten": bool(i % 11 == 0),
+                     "embedding": rng.standard_normal(8).tolist()})
+    query = _Question(rng.standard_normal(8).astype(np.float32))
+    for agent in AGENTS:
+        ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
+        ranked = CHANNELS["profile"].rank(ctx, query, 50)
+        assert len(ranked) >= 10
+        assert ranked == _by_ids(view, text_index, agent, query.vector, 50)
+
+
+def test_a_restored_text_index_marks_the_same_rows(tmp_path):
+    ns = "prof"
+    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
+        for agent in ("ana", "ben"):
+            g.register_agent(agent, kind="human", name=agent.capitalize(), ns=ns)
+        for i, text in enumerate(TEXTS):
+            g.remember("ana" if i % 2 == 0 else "ben", text, ns=ns)
+        view = g._views.synced(ns)
+        live = g._views.text_index(ns)
+        view_snapshot.keep(g._views.store, g._views.queries, view, live)
+        restored_view, restored = view_snapshot.restore(g._views.store, g._views.queries, ns)
+        for agent in ("ana", "ben"):
+            stated = live.preference_rows(view.asserted_rows(agent))
+            assert len(stated) >= 1
+            assert np.array_equal(restored.preference_rows(restored_view.asserted_rows(agent)),
+                                  stated)
+        hits = g.recall("ana", "What drink would you suggest for me?", k=3, ns=ns,
+                        config=HYBRID, explain=True)
+        assert any("tea" in h.text and "profile" in h.channels for h in hits)
