@@ -6,6 +6,9 @@
     python benchmarks/memory_bench.py --sizes 1000000 --data-dir DIR   # then measure
     python benchmarks/memory_bench.py --sizes 100000 --claims --ops 2400 --window 400
                                         # a writer that runs long: remember, stretch by stretch
+    python benchmarks/memory_bench.py --sizes 100000 --synthetic-vectors --preferences 0.1
+                                        # a tenth of the memories state a taste, and each
+                                        # operation also asks for a recommendation
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -55,6 +58,12 @@ def statement(rng: random.Random) -> str:
             f"{rng.choice(PLACES)} on day {rng.randint(1, 3000)}.")
 
 
+def preference(rng: random.Random) -> str:
+    """A statement of a taste (`graphmem.retrieval.preferences` reads it as one)."""
+    first, second = rng.sample(THINGS, 2)
+    return f"{rng.choice(NAMES)} prefers {first} to {second} at {rng.choice(PLACES)}."
+
+
 def reword(text: str) -> str:
     """'X found Y at Z on day N.' -> 'On day N, X found Y at Z.' (same facts)."""
     head, _, day = text.rstrip(".").rpartition(" on ")
@@ -75,17 +84,20 @@ def synthetic_vectors(texts: list[str], seed: int, dim: int = 384) -> np.ndarray
 
 
 def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000,
-         synthetic: bool = False, claims: bool = False) -> float:
+         synthetic: bool = False, claims: bool = False, preferences: float = 0.0) -> float:
     """Bulk-load ``n`` generated statements into ``ns`` with real embeddings (or random
     unit vectors with ``synthetic``); with ``claims``, each keeps its claims as the write
     path keeps them (parsed here: a store written through ``remember`` has them; an
-    import does not); returns the seconds it took."""
+    import does not); ``preferences`` of them (a share, drawn by their own generator)
+    state a taste; returns the seconds it took."""
     started = time.perf_counter()
     detector = SupersessionDetector() if claims else None
+    tastes = random.Random(f"preferences-{n}")
     for agent in AGENTS:
         g.register_agent(agent, kind="ai", ns=ns)
     for lo in range(0, n, batch):
-        texts = [statement(rng) for _ in range(min(batch, n - lo))]
+        texts = [preference(tastes) if preferences and tastes.random() < preferences
+                 else statement(rng) for _ in range(min(batch, n - lo))]
         vectors = synthetic_vectors(texts, lo) if synthetic else g.embedder.embed(texts)
         kept: list[str | None] = [None] * len(texts)
         if detector is not None:
@@ -119,7 +131,8 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
-            claims: bool = False, freeze: bool = False, window: int = 0) -> dict:
+            claims: bool = False, freeze: bool = False, window: int = 0,
+            preferences: float = 0.0) -> dict:
     rng = random.Random(seed)
     ns = f"bench-{size}"
     opening = time.perf_counter()
@@ -133,7 +146,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             index_s = ready_index(g, ns)
         else:
             g.embedder.embed(["warm up"])
-            fill_s = fill(g, ns, size, rng, synthetic=synthetic, claims=claims)
+            fill_s = fill(g, ns, size, rng, synthetic=synthetic, claims=claims,
+                          preferences=preferences)
             settle(g)
             t = time.perf_counter()
             g._views.synced(ns)
@@ -143,6 +157,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         stored = [r["text"] for r in g.cypher(
             "MATCH (m:Memory {ns: $ns}) RETURN m.text AS text LIMIT 500", {"ns": ns})]
         embed_ms, ping_ms, remember_ms, recall_ms, listing_ms = [], [], [], [], []
+        asking_ms: list[float] = []
         merged = 0
         if ops:  # untimed: the first remember loads the parser (seconds: the p99 and max
             # are of the operations, not of a process's first write)
@@ -173,6 +188,12 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             t = time.perf_counter()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             listing_ms.append((time.perf_counter() - t) * 1000)
+            if preferences:  # a question for a recommendation: the profile channel's kind
+                first, second = rng.sample(THINGS, 2)
+                query = f"Would you suggest {first} or {second} for me?"
+                t = time.perf_counter()
+                g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
+                asking_ms.append((time.perf_counter() - t) * 1000)
         collections.stop()
         if freeze:
             stop_freezing()
@@ -186,6 +207,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                       "p99": round(percentile(v, 0.99), 2), "max": round(max(v), 2)}
                for name, v in (("remember", remember_ms), ("recall", recall_ms),
                                ("recall, a list question naming an agent", listing_ms),
+                               *((("recall, a question for a recommendation", asking_ms),)
+                                 if asking_ms else ()),
                                ("embed_one (baseline)", embed_ms), ("RETURN 1 (baseline)", ping_ms))}
     filled = "as filled by an earlier run" if fill_s is None else \
         ("synthetic (random unit)" if synthetic else "all-MiniLM-L6-v2") + \
@@ -345,6 +368,10 @@ def main() -> None:
                         help="also report remember's and recall's p50 and p95 in each "
                              "stretch of this many operations, in order: a cost that grows "
                              "with the time a writer has run shows there")
+    parser.add_argument("--preferences", type=float, default=0.0,
+                        help="this share of the filled statements state a taste, and each "
+                             "operation also asks for a recommendation (timed apart: the "
+                             "profile channel ranks the asker's statements of a taste)")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
@@ -354,12 +381,12 @@ def main() -> None:
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window))
+                                   args.window, args.preferences))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
             results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window))
+                                   args.window, args.preferences))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return
