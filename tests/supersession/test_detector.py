@@ -110,6 +110,26 @@ def test_one_statement_parses_a_bounded_number_of_unread_memories(monkeypatch):
     assert "old" in {r.earlier for r in replaced}
 
 
+def _count_walks(monkeypatch, words) -> list[int]:
+    """The memories each walk of ``words`` (`BM25Index.containing`) looks at, in order."""
+    walked: list[int] = []
+    real = words.containing
+
+    def counting(text, limit, skip, *, done=None):
+        seen = [0]
+
+        def counted(mid):
+            seen[0] += 1
+            return skip(mid)
+
+        got = real(text, limit, counted, done=done)
+        walked.append(seen[0])
+        return got
+
+    monkeypatch.setattr(words, "containing", counting)
+    return walked
+
+
 def test_memories_read_for_an_anchor_are_not_walked_again(monkeypatch):
     """Once every memory holding an anchor's words is read, a later statement naming it
     walks none of them (it walked them all, a microsecond each, on every statement); a
@@ -126,21 +146,7 @@ def test_memories_read_for_an_anchor_are_not_walked_again(monkeypatch):
                      "embedding": [0.0] * 384})
     words = TextIndex(view).words
     found = module.SupersessionDetector()
-    walked: list[int] = []
-    real = words.containing
-
-    def counting(text, limit, skip, *, done=None):
-        seen = [0]
-
-        def counted(mid):
-            seen[0] += 1
-            return skip(mid)
-
-        got = real(text, limit, counted, done=done)
-        walked.append(seen[0])
-        return got
-
-    monkeypatch.setattr(words, "containing", counting)
+    walked = _count_walks(monkeypatch, words)
     for n in range(4):  # 5 a statement, the latest first: all 12 read by the third
         found.replaced("The harbour is open until 8 pm.", f"new{n}", view,
                        stated=10_000 + n, words=words)
@@ -173,21 +179,7 @@ def test_a_memory_left_unread_undoes_only_the_marks_over_it(monkeypatch):
         memory(f"m{i}", f"Ben found a kite at the harbour on day {i}.", i)
     words = TextIndex(view).words
     found = module.SupersessionDetector()
-    walked: list[int] = []
-    real = words.containing
-
-    def counting(text, limit, skip, *, done=None):
-        seen = [0]
-
-        def counted(mid):
-            seen[0] += 1
-            return skip(mid)
-
-        got = real(text, limit, counted, done=done)
-        walked.append(seen[0])
-        return got
-
-    monkeypatch.setattr(words, "containing", counting)
+    walked = _count_walks(monkeypatch, words)
 
     def harbour(n):
         walked.clear()
