@@ -67,23 +67,31 @@ def test_owner_sets_follow_a_merge_and_an_unmerge():
     assert "m1" in view.owned_ids("a")
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 7), st.sets(st.sampled_from("abc"))), min_size=1,
-                max_size=40))
-def test_asserted_rows_follow_every_change_of_asserted_by(changes):
-    """After any sequence of upserts, each agent's asserted rows are exactly the memories
-    whose latest asserted_by names it (a merge adds an asserter, an unmerge removes one)."""
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.sets(st.sampled_from("abc")),
+                          st.sets(st.sampled_from("abc")), st.booleans()),
+                min_size=1, max_size=50))
+def test_owned_and_asserted_rows_follow_every_change(changes):
+    """After any sequence of upserts, each agent's owned and asserted rows are exactly the
+    memories whose latest owners and asserted_by name it (a merge adds one, an unmerge
+    removes one), whether they were read between the changes or not (a sorted copy read
+    before is extended by the rows that came after it, or made again)."""
     rng = np.random.default_rng(1)
-    vectors = _unit(rng, 8)
+    vectors = _unit(rng, 12)
     view = NamespaceView("test")
-    latest: dict[str, set[str]] = {}
-    for seq, (i, asserters) in enumerate(changes, start=1):
-        row = _row(f"m{i}", vectors[i], ["a", "b", "c"], seq=seq)
+    owned: dict[str, set[str]] = {}
+    asserted: dict[str, set[str]] = {}
+    for seq, (i, owners, asserters, read) in enumerate(changes, start=1):
+        row = _row(f"m{i}", vectors[i], sorted(owners | asserters) or ["a"], seq=seq)
         view.upsert({**row, "asserted_by": sorted(asserters)})
-        latest[f"m{i}"] = asserters
+        owned[f"m{i}"], asserted[f"m{i}"] = set(row["owners"]), asserters
+        if read:
+            for agent in "abc":
+                view.owned_rows(agent), view.asserted_rows(agent)
     for agent in "abc":
-        expected = sorted(view.records[m].row for m, who in latest.items() if agent in who)
-        assert view.asserted_rows(agent).tolist() == expected
+        for rows, latest in ((view.owned_rows(agent), owned), (view.asserted_rows(agent), asserted)):
+            expected = sorted(view.records[m].row for m, who in latest.items() if agent in who)
+            assert rows.tolist() == expected
 
 
 @settings(max_examples=60, deadline=None)

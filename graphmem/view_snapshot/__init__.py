@@ -80,7 +80,8 @@ _ALLOWED = {
     ("graphmem.text.entity_resolution", "EntityResolver"),
 }
 # view attributes rebuilt on load rather than saved
-_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache", "_training")
+_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache", "_training",
+              "_rows_removed")
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
     for name, column in view._columns.arrays(len(view._ids)).items():
         np.save(directory / f"view.row.{name}.npy", column, allow_pickle=False)
     skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
-            "_owned_cache", "_asserted_cache", "_columns"}
+            "_owned_cache", "_asserted_cache", "_rows_removed", "_columns"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
 
 
