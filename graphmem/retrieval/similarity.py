@@ -19,11 +19,8 @@ def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> 
     order the memories were stored (never the order of a set, which varies by process)."""
     if not ids:
         return []
-    ids = sorted(ids, key=view.row_of)
-    with one_blas_thread():
-        scores = view.vectors(ids) @ qvec
-    order = np.argsort(-scores, kind="stable")
-    return [ids[i] for i in order]
+    rows = np.sort(np.fromiter((view.row_of(m) for m in ids), dtype=np.int64, count=len(ids)))
+    return [view.id_at(row) for row in _nearest_first(view, rows, qvec).tolist()]
 
 
 def rows_by_similarity(view: NamespaceView, rows: np.ndarray, qvec: np.ndarray,
@@ -34,12 +31,17 @@ def rows_by_similarity(view: NamespaceView, rows: np.ndarray, qvec: np.ndarray,
     (`NamespaceView.nearest`: its index past a size) when more."""
     if len(rows) > EXACT_MAX:
         return [mid for mid, _ in view.nearest(qvec, depth, rows)]
+    return [view.id_at(row) for row in _nearest_first(view, rows, qvec)[:depth].tolist()]
+
+
+def _nearest_first(view: NamespaceView, rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+    """``rows`` (sorted) by exact cosine to the query, best first; equal scores in row
+    order."""
     if not len(rows):
-        return []
+        return rows
     with one_blas_thread():
         scores = view.vectors_at(rows) @ qvec
-    order = np.argsort(-scores, kind="stable")[:depth]
-    return [view.id_at(row) for row in rows[order].tolist()]
+    return rows[np.argsort(-scores, kind="stable")]
 
 
 def similarities(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:

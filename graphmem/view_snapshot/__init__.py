@@ -80,8 +80,7 @@ _ALLOWED = {
     ("graphmem.text.entity_resolution", "EntityResolver"),
 }
 # view attributes rebuilt on load rather than saved
-_VIEW_SKIP = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache", "_training",
-              "_rows_removed")
+_VIEW_SKIP = (*snapshot_columns.VIEW_UNSAVED, "_training")
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,10 @@ TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 VIEW_ROWS = ("_owned", "_asserted")
 #: attributes made again on load from the others, never saved
 VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
+#: attributes a restored view starts empty or gets elsewhere (its vectors are mapped
+#: files of their own), never saved, and no part of the layout
+VIEW_UNSAVED = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache",
+                "_rows_removed")
 BM25_INDEXES = ("index", "words")
 
 
@@ -169,8 +173,7 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
         np.save(directory / "view.ivf.npy", view._coarse.to_bytes(), allow_pickle=False)
     for name, column in view._columns.arrays(len(view._ids)).items():
         np.save(directory / f"view.row.{name}.npy", column, allow_pickle=False)
-    skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, "_listeners", "_matrix", "_half",
-            "_owned_cache", "_asserted_cache", "_rows_removed", "_columns"}
+    skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, *VIEW_UNSAVED, "_columns"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
 
 
