@@ -9,6 +9,8 @@
     python benchmarks/memory_bench.py --sizes 100000 --synthetic-vectors --preferences 0.1
                                         # a tenth of the memories state a taste, and each
                                         # operation also asks for a recommendation
+    python benchmarks/memory_bench.py --sizes 100000 --synthetic-vectors --deposit-atoms 3
+                                        # every three statements one deposit's atoms
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -84,17 +86,21 @@ def synthetic_vectors(texts: list[str], seed: int, dim: int = 384) -> np.ndarray
 
 
 def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000,
-         synthetic: bool = False, claims: bool = False, preferences: float = 0.0) -> float:
+         synthetic: bool = False, claims: bool = False, preferences: float = 0.0,
+         deposit_atoms: int = 1) -> float:
     """Bulk-load ``n`` generated statements into ``ns`` with real embeddings (or random
     unit vectors with ``synthetic``); with ``claims``, each keeps its claims as the write
     path keeps them (parsed here: a store written through ``remember`` has them; an
     import does not); ``preferences`` of them (a share, drawn by their own generator)
-    state a taste; returns the seconds it took."""
+    state a taste; ``deposit_atoms`` > 1: each run of that many statements is one
+    deposit's atoms (the same owners and time, AFFILIATED to one another, as a turn cut
+    into atoms is); returns the seconds it took."""
     started = time.perf_counter()
     detector = SupersessionDetector() if claims else None
     tastes = random.Random(f"preferences-{n}")
     for agent in AGENTS:
         g.register_agent(agent, kind="ai", ns=ns)
+    batch -= batch % deposit_atoms  # a deposit's atoms are loaded together
     for lo in range(0, n, batch):
         texts = [preference(tastes) if preferences and tastes.random() < preferences
                  else statement(rng) for _ in range(min(batch, n - lo))]
@@ -103,11 +109,21 @@ def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000,
         if detector is not None:
             detector.claims(texts)
             kept = [detector.kept([t]) for t in texts]
-        rows = [{"id": f"bulk-{lo + i}", "text": t, "t": 1_600_000_000_000 + lo + i,
-                 "owners": rng.sample(AGENTS, rng.randint(1, 3)), "claims": c,
+        # drawn once a deposit (once a statement without --deposit-atoms: the same store)
+        owners = [rng.sample(AGENTS, rng.randint(1, 3)) for _ in range(0, len(texts),
+                                                                       deposit_atoms)]
+        rows = [{"id": f"bulk-{lo + i}", "text": t,
+                 "t": 1_600_000_000_000 + lo + i - i % deposit_atoms,
+                 "owners": owners[i // deposit_atoms], "claims": c,
                  "embedding": [float(x) for x in v]}
                 for i, (t, v, c) in enumerate(zip(texts, vectors, kept))]
         g.query("bulk/load_memories", {"ns": ns, "seq": 1, "rows": rows}, write=True)
+        if deposit_atoms > 1:
+            links = [{"from_id": f"bulk-{lo + i}", "to_id": f"bulk-{lo + j}", "props": {}}
+                     for first in range(0, len(texts), deposit_atoms)
+                     for i in range(first, min(first + deposit_atoms, len(texts)))
+                     for j in range(i + 1, min(first + deposit_atoms, len(texts)))]
+            g.query("worlds/load_edges/AFFILIATED", {"ns": ns, "rows": links}, write=True)
     g.query("bulk/set_version", {"ns": ns, "version": 1}, write=True)
     return time.perf_counter() - started
 
@@ -132,7 +148,7 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
             claims: bool = False, freeze: bool = False, window: int = 0,
-            preferences: float = 0.0) -> dict:
+            preferences: float = 0.0, deposit_atoms: int = 1) -> dict:
     rng = random.Random(seed)
     ns = f"bench-{size}"
     opening = time.perf_counter()
@@ -147,7 +163,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         else:
             g.embedder.embed(["warm up"])
             fill_s = fill(g, ns, size, rng, synthetic=synthetic, claims=claims,
-                          preferences=preferences)
+                          preferences=preferences, deposit_atoms=deposit_atoms)
             settle(g)
             t = time.perf_counter()
             g._views.synced(ns)
@@ -235,8 +251,12 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             "server_forks": server_forks,
             # which indexes made the garbage, and which ones the forks collected
             "index_garbage": index_garbage,
+            # each op's p95 over the baseline's, run by run: what compares two builds
+            # on a machine whose speed drifts within a session
             "remember_p95_over_embed_p95": round(summary["remember"]["p95"] /
                                                  summary["embed_one (baseline)"]["p95"], 2),
+            "recall_p95_over_embed_p95": round(summary["recall"]["p95"] /
+                                               summary["embed_one (baseline)"]["p95"], 2),
             # with --window: remember and recall in each stretch of that many operations
             # (what grows with the time a writer has run)
             **({"remember_by_window": by_window(remember_ms, window),
@@ -372,21 +392,27 @@ def main() -> None:
                         help="this share of the filled statements state a taste, and each "
                              "operation also asks for a recommendation (timed apart: the "
                              "profile channel ranks the asker's statements of a taste)")
+    parser.add_argument("--deposit-atoms", type=int, default=1,
+                        help="fill deposits of this many atoms each (AFFILIATED siblings "
+                             "with the same owners, as a conversation's turns are stored): "
+                             "the deposit channel and affiliated ranking read them")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
     args = parser.parse_args()
+    if args.deposit_atoms < 1:
+        parser.error(f"--deposit-atoms takes a count of atoms, 1 or more, got {args.deposit_atoms}")
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences))
+                                   args.window, args.preferences, args.deposit_atoms))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
             results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences))
+                                   args.window, args.preferences, args.deposit_atoms))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return
@@ -402,7 +428,8 @@ def main() -> None:
               f"MB, mapped from files {r['rss_file_mb']} MB); fill {r['fill_s']} s, "
               f"{r['first_read']} {r['view_sync_s']} s, {r['merged']} of {r['ops']} "
               "deposits merged, "
-              f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}")
+              f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}, "
+              f"recall p95 / embed p95 = {r['recall_p95_over_embed_p95']}")
         for op in ("remember", "recall"):
             for w in r.get(f"{op}_by_window", []):
                 print(f"  {op} after {w['ops']} operations: p50 {w['p50']} ms, "

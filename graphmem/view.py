@@ -71,6 +71,10 @@ class MemoryRecord:
 
 
 Listener = Callable[[MemoryRecord], None]
+#: what a snapshot reads siblings with: (rows, held row of an id) -> (of, sibling, rows
+#: it cannot answer: read their records)
+SavedSiblings = Callable[[np.ndarray, Callable[[str], int]],
+                         tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 class NamespaceView(VectorSearch):
@@ -113,6 +117,9 @@ class NamespaceView(VectorSearch):
         # a view restored from a snapshot: the rows of the memories it held then, read
         # without making their records (None: every record is made, read its row)
         self._positions: Mapping[str, int] | None = None
+        # and the AFFILIATED siblings of those whose record it has not made, as saved
+        # (None: read them off the records; see `sibling_rows`)
+        self._saved_sibling_rows: SavedSiblings | None = None
 
     # -- keeping in step ----------------------------------------------------------
 
@@ -340,6 +347,40 @@ class NamespaceView(VectorSearch):
         """Whether the memory has AFFILIATED siblings (owned by anyone, forgotten or not)."""
         return bool(self._columns.linked[self.row_of(memory_id)])
 
+    def siblings(self, memory_id: str) -> list[str]:
+        """Ids of the memory's AFFILIATED siblings the view holds (owned by anyone,
+        forgotten or not), in row order."""
+        _, found = self.sibling_rows(np.array([self.row_of(memory_id)], dtype=np.int64))
+        return [self._ids[row] for row in np.sort(found).tolist()]
+
+    def sibling_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The AFFILIATED siblings the view holds of the memories at ``rows`` (int64), as
+        pairs of rows (of, sibling): two arrays, in no particular order.
+
+        A recall reads the siblings of a thousand memories and more (the deposit channel);
+        a view restored from a snapshot reads those of the memories whose record it has
+        not made off the snapshot's columns, as their records hold them (making a record
+        decodes all of it: 1,200 of them were most of a recall's 66 ms at 100,000
+        memories cut into deposits of three)."""
+        linked = rows[self._columns.linked[rows]]
+        saved = self._saved_sibling_rows
+        if saved is None:
+            of, found, rest = _NO_ROWS, _NO_ROWS, linked
+        else:
+            of, found, rest = saved(linked, self._held_row)
+        if not len(rest):
+            return of, found
+        records = self.records
+        more = [(row, self.row_of(x)) for row in rest.tolist()
+                for x in records[self._ids[row]].affiliated if x in records]
+        more.sort()
+        pairs = np.array(more, dtype=np.int64).reshape(-1, 2)
+        return np.concatenate([of, pairs[:, 0]]), np.concatenate([found, pairs[:, 1]])
+
+    def _held_row(self, memory_id: str) -> int:
+        """The memory's row, -1 if the view does not hold it."""
+        return self.row_of(memory_id) if memory_id in self.records else -1
+
     def vector(self, memory_id: str) -> np.ndarray:
         return self._matrix[self.row_of(memory_id)]
 
@@ -354,7 +395,11 @@ class NamespaceView(VectorSearch):
 
     def live_rows(self, rows: np.ndarray) -> np.ndarray:
         """Those of ``rows`` whose memory is not forgotten, in their order."""
-        return rows[~self._columns.forgotten[rows]]
+        return rows[~self.forgotten_at(rows)]
+
+    def forgotten_at(self, rows: np.ndarray) -> np.ndarray:
+        """Whether the memory at each of ``rows`` is forgotten (a bool array)."""
+        return self._columns.forgotten[rows]
 
     def latest_at_place(self, agent: str, place: str) -> tuple[int, str] | None:
         """(t, id) of the latest memory ``agent`` owns at ``place``, if any: the greatest

@@ -57,10 +57,11 @@ def affiliated_ranking(view: NamespaceView, agent: str, qvec: np.ndarray,
     """Owned AFFILIATED neighbours of the pool, not already in it, by similarity; at most
     ``cap`` per pool member, so one busy memory cannot flood the result."""
     seen = set(pool)
+    owned = view.owned_ids(agent)
     chosen: list[str] = []
     for mid in pool:
-        near = [x for x in view.records[mid].affiliated
-                if x not in seen and view.owns(agent, x) and not view.is_forgotten(x)]
+        near = [x for x in view.siblings(mid)
+                if x not in seen and x in owned and not view.is_forgotten(x)]
         for x in by_similarity(view, near, qvec)[:cap]:
             seen.add(x)
             chosen.append(x)

@@ -75,8 +75,11 @@ VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
 #: attributes a restored view starts empty or gets elsewhere (its vectors are mapped
 #: files of their own), never saved, and no part of the layout
 VIEW_UNSAVED = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache",
-                "_rows_removed")
+                "_rows_removed", "_saved_sibling_rows")
 BM25_INDEXES = ("index", "words")
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+#: the records' AFFILIATED siblings by row (`_sibling_columns`)
+SIBLING_FILES = ("view.siblings.off.npy", "view.siblings.rows.npy", "view.siblings.unheld.json")
 
 
 def savable(text_index: TextIndex) -> bool:
@@ -105,11 +108,43 @@ class RecordDict(LazyDict[MemoryRecord]):
     """
 
     seqs: np.ndarray
+    #: each saved record's AFFILIATED siblings (`_sibling_columns`: offsets by row, the
+    #: siblings' rows, the ids of those the view did not hold), None for a snapshot
+    #: saved without them (an earlier release's)
+    siblings: tuple[np.ndarray, np.ndarray, list[str]] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._read: OrderedDict[str, None] = OrderedDict()  # made to read: by last read
         self._set: set[str] = set()  # set since loading: kept
+
+    def saved_sibling_rows(self, rows: np.ndarray, held_row: Callable[[str], int]
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The siblings of the memories at ``rows`` (view rows) whose record is not made,
+        as their saved records hold them: (of, sibling) rows, only those the view holds
+        (``held_row``: the row of an id the snapshot did not hold, -1 if still not); and
+        the rows not answered, whose records must be read (made: they may have changed;
+        added since loading; or the snapshot has no sibling columns)."""
+        if self.siblings is None:
+            return _NO_ROWS, _NO_ROWS, rows
+        offsets, siblings, unheld = self.siblings
+        n, base, made = len(offsets) - 1, self._base, self._made
+        answered = np.fromiter((row < n and base[row] not in made for row in rows.tolist()),
+                               dtype=bool, count=len(rows))
+        asked = rows[answered]
+        starts = offsets[asked]
+        counts = offsets[asked + 1] - starts
+        ends = np.cumsum(counts)
+        of = np.repeat(asked, counts)
+        found = siblings[np.repeat(starts - ends + counts, counts) + np.arange(ends[-1] if
+                                                                             len(ends) else 0)]
+        if unheld and len(found) and int(found.max()) >= n:
+            beyond = found >= n
+            found = found.copy()
+            found[beyond] = [held_row(unheld[at]) for at in (found[beyond] - n).tolist()]
+            keep = found >= 0
+            of, found = of[keep], found[keep]
+        return of, found, rows[~answered]
 
     def __getitem__(self, key: str) -> MemoryRecord:
         before = self._made.get(key, _ABSENT)
@@ -173,6 +208,10 @@ def save_view(directory: Path, view: NamespaceView) -> dict:
         np.save(directory / "view.ivf.npy", view._coarse.to_bytes(), allow_pickle=False)
     for name, column in view._columns.arrays(len(view._ids)).items():
         np.save(directory / f"view.row.{name}.npy", column, allow_pickle=False)
+    offsets, siblings, unheld = _sibling_columns(view)
+    np.save(directory / SIBLING_FILES[0], offsets, allow_pickle=False)
+    np.save(directory / SIBLING_FILES[1], siblings, allow_pickle=False)
+    (directory / SIBLING_FILES[2]).write_text(json.dumps(unheld))
     skip = {*VIEW_JSON, *VIEW_ROWS, *VIEW_DERIVED, *VIEW_UNSAVED, "_columns"}
     return {k: v for k, v in view.__dict__.items() if k not in skip}
 
@@ -198,12 +237,65 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
         raise ValueError("records and row columns disagree")
     for name in VIEW_ROWS:
         setattr(view, name, _load_rows(directory, f"view.{name}"))
+    if all((directory / name).exists() for name in SIBLING_FILES):
+        offsets, siblings = (load_array(directory / name) for name in SIBLING_FILES[:2])
+        unheld = json.loads((directory / SIBLING_FILES[2]).read_text())
+        if len(offsets) != len(view._ids) + 1 or len(siblings) != offsets[-1] or \
+                (len(siblings) and int(siblings.max()) >= len(view._ids) + len(unheld)):
+            raise ValueError("records and sibling columns disagree")
+        records.siblings = (offsets, siblings, unheld)
+    view._saved_sibling_rows = records.saved_sibling_rows
     ids = view._ids
     agents = list(view._owned)
     if (directory / "view.ivf.npy").exists():
         view._coarse = CoarseIndex.from_bytes(load_array(directory / "view.ivf.npy"))
     view._owned_ids = LazyDict(  # type: ignore[assignment]
         agents, lambda i: id_set(ids[r] for r in view._owned[agents[i]]))
+
+
+def _sibling_columns(view: NamespaceView) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Every row's AFFILIATED siblings: (offsets, n + 1 of them; the siblings, each a
+    row, or n + i for the i-th of the ids the view does not hold; those ids). Read off
+    the records the view holds in memory, and for the others off the snapshot it was
+    restored from (their records are made, once, when it has no such columns: a snapshot
+    of an earlier release)."""
+    n = len(view._ids)
+    records = view.records
+    saved = records.siblings if isinstance(records, RecordDict) else None
+    offsets, targets, extra = saved if saved is not None else \
+        (np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), [])
+    kept = len(offsets) - 1  # rows the saved columns cover
+    unheld: dict[str, int] = {}
+
+    def position(memory_id: str) -> int:
+        if memory_id in records:
+            return view.row_of(memory_id)
+        return n + unheld.setdefault(memory_id, len(unheld))
+
+    in_memory = np.zeros(n, dtype=bool)
+    if isinstance(records, RecordDict):
+        made = [r.row for r in records._made.values() if isinstance(r, MemoryRecord)]
+        in_memory[np.array(made, dtype=np.int64)] = True
+    else:
+        in_memory[:] = True
+    sources = np.repeat(np.arange(kept, dtype=np.int64), np.diff(offsets))
+    keep = ~in_memory[sources]
+    sources, targets = sources[keep], np.asarray(targets, dtype=np.int64)[keep]
+    if extra:  # the ids the saved view did not hold: held now, or still not
+        moved = np.array([position(x) for x in extra], dtype=np.int64)
+        beyond = targets >= kept
+        targets[beyond] = moved[targets[beyond] - kept]
+    parts_from, parts_to = [sources], [targets]
+    reread = np.asarray(view._columns.linked[:n], dtype=bool).copy()
+    reread[:kept] &= in_memory[:kept]
+    for row in np.flatnonzero(reread).tolist():
+        found = sorted(position(x) for x in records[view._ids[row]].affiliated)
+        parts_from.append(np.full(len(found), row, dtype=np.int64))
+        parts_to.append(np.array(found, dtype=np.int64))
+    source = np.concatenate(parts_from)
+    order = np.argsort(source, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(source, minlength=n))]).astype(np.int64)
+    return offsets, np.concatenate(parts_to)[order], list(unheld)
 
 
 def _save_rows(directory: Path, name: str, rows: dict[str, array]) -> None:

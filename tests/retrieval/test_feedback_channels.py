@@ -86,8 +86,9 @@ def test_deposit_finds_the_deposits_an_exhaustive_scan_ranks_first(scene, monkey
     view = scene._views.synced(NS)
     owned = view.owned_ids("ben")
     vector = scene.embedder.embed([question])[0]
-    groups = {m: deposit.group_of(view, owned, m) for m in owned}
-    own = deposit.similarities(view, set(owned), vector)
+    groups = {m: [m, *(x for x in view.siblings(m) if x in owned and not view.is_forgotten(x))]
+              for m in owned}
+    own = {m: float(view.vector(m) @ vector) for m in owned}
     mean = {m: sum(own[x] for x in g) / len(g) for m, g in groups.items()}
     best, covered = [], set()
     for m in sorted(groups, key=lambda m: -mean[m]):

@@ -46,7 +46,7 @@ def _apply(view, batch, start):
 def _answers(view, text_index):
     # the row columns first: they answer without making a restored view's records
     columns = {m: (view.row_of(m), view.is_forgotten(m), view.time_of(m),
-                   view.has_siblings(m)) for m in view._ids}
+                   view.has_siblings(m), view.siblings(m)) for m in view._ids}
     out = {"ids": list(view._ids), "columns": columns, "records": {m: vars(r) for m, r in view.records.items()},
            "arcs": {e: view.arc(e) for e in ("e1", "e2", "e3")},
            "mentioning": {e: view.mentioning(e) for e in ("e1", "e2", "e3")},
@@ -112,3 +112,65 @@ def test_a_restored_view_keeps_few_records_it_only_read(tmp_path, monkeypatch):
     assert [restored.records[m].text for m in ids[-5:]] == [f"note {i}" for i in range(35, 40)]
     assert restored.records["m3"].text == "changed" and restored.records["m0"].text == "note 0"
     assert vs.trim(view) == 0  # a view read from the store holds all its records
+
+
+def _linked_view(n: int = 30) -> NamespaceView:
+    """Deposits of three atoms, each AFFILIATED to the other two; the last one's third
+    atom not read yet (its siblings name it)."""
+    view = NamespaceView("ns")
+    for i in range(n):
+        first = i - i % 3
+        view.upsert({"id": f"m{i}", "text": f"note {i}", "seq": i + 1,
+                     "embedding": [1.0, 0, 0, 0], "owners": ["ana"], "vias": ["own"],
+                     "asserted_by": ["ana"],
+                     "affiliated": [f"m{j}" for j in range(first, first + 3) if j != i]})
+    view.version = n
+    return view
+
+
+def test_a_restored_view_reads_siblings_without_making_records(tmp_path):
+    view = _linked_view(29)  # m29 is named by m27 and m28, and not in the view
+    vs.save(tmp_path / "s", view, TextIndex(view), FP)
+    restored, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    assert restored.siblings("m27") == ["m28"]  # those the view holds
+    assert restored.siblings("m4") == ["m3", "m5"]
+    assert restored.records._made == {}  # no record made to answer
+    # a changed record answers from itself; m29 arrives, named by unchanged records
+    restored.upsert({"id": "m4", "text": "changed", "seq": 40, "embedding": [0, 1.0, 0, 0],
+                     "owners": ["ana"], "vias": ["own"], "asserted_by": ["ana"],
+                     "affiliated": ["m3"]})
+    restored.upsert({"id": "m29", "text": "note 29", "seq": 41, "embedding": [0, 1.0, 0, 0],
+                     "owners": ["ana"], "vias": ["own"], "asserted_by": ["ana"],
+                     "affiliated": ["m27", "m28"]})
+    assert restored.siblings("m4") == ["m3"]
+    assert restored.siblings("m29") == ["m27", "m28"]
+    assert restored.siblings("m27") == ["m28", "m29"]  # its saved record names m29
+    assert "m27" not in restored.records._made
+    vs.save(tmp_path / "s", restored, None, FP)
+    again, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    assert {m: set(again.siblings(m)) for m in again._ids} == \
+        {m: restored.records[m].affiliated for m in restored._ids}
+    assert again.records.siblings[2] == []  # m29 is held now: no id left outside the rows
+
+
+def test_a_snapshot_without_sibling_columns_reads_records_then_saves_them(tmp_path):
+    view = _linked_view()
+    vs.save(tmp_path / "s", view, TextIndex(view), FP)
+    for name in vs.snapshot_columns.SIBLING_FILES:  # as an earlier release saved it
+        (tmp_path / "s" / name).unlink()
+    restored, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    assert restored.siblings("m7") == ["m6", "m8"]
+    assert "m7" in restored.records._made  # read off its record
+    vs.save(tmp_path / "s", restored, None, FP)
+    again, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    assert {m: set(again.siblings(m)) for m in again._ids} == \
+        {m: view.records[m].affiliated for m in view._ids}
+    assert again.records._made == {}
+
+
+def test_sibling_columns_that_disagree_with_the_records_are_not_used(tmp_path, caplog):
+    view = _linked_view()
+    vs.save(tmp_path / "s", view, TextIndex(view), FP)
+    np.save(tmp_path / "s" / vs.snapshot_columns.SIBLING_FILES[0], np.zeros(3, dtype=np.int64))
+    assert vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9) is None
+    assert "sibling columns disagree" in caplog.text

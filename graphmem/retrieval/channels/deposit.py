@@ -48,54 +48,74 @@ class Deposit:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        seeds = [mid for mid, _ in ctx.nearest(query, depth * CANDIDATES)]
-        groups = {m: group_of(view, ctx.owned, m) for m in seeds}
-        for m in {x for g in list(groups.values()) for x in g} - groups.keys():
-            groups[m] = group_of(view, ctx.owned, m)  # a sibling may rank too
-        own = similarities(view, {x for g in groups.values() for x in g}, query.vector)
+        near = ctx.nearest(query, depth * CANDIDATES)
+        seeds = np.fromiter((view.row_of(mid) for mid, _ in near), dtype=np.int64,
+                            count=len(near))
+        owned = ctx.owned_rows()
+        of, sibling = _members(view, owned, seeds)
+        extra = np.setdiff1d(sibling, seeds)  # a sibling may rank too
+        more_of, more_sibling = _members(view, owned, extra)
+        groups = _groups(np.concatenate([seeds, extra]), np.concatenate([of, more_of]),
+                         np.concatenate([sibling, more_sibling]))
+        every = np.unique(np.concatenate([seeds, extra, more_sibling]))
+        own = similarities(view, every, query.vector)
         mean = {m: round(own[m] if len(g) == 1 else math.fsum(own[x] for x in g) / len(g),
                          DECIMALS) for m, g in groups.items()}
         listed: list[str] = []
-        covered: set[str] = set()
-        for mid in _ordered(view, groups, mean, own):
-            if mid in covered:
+        covered: set[int] = set()
+        for row in _ordered(view, groups, mean, own):
+            if row in covered:
                 continue
-            listed.append(mid)
-            covered.update(groups[mid])
+            listed.append(view.id_at(row))
+            covered.update(groups[row])
             if len(listed) == depth:
                 break
         return listed
 
 
-def _ordered(view: NamespaceView, groups: dict[str, list[str]], mean: dict[str, float],
-             own: dict[str, float]) -> list[str]:
+def _members(view: NamespaceView, owned: np.ndarray,
+             rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(of, sibling) rows: the AFFILIATED siblings of the memories at ``rows`` that the
+    asker owns (``owned``: its sorted rows) and that are not forgotten."""
+    of, sibling = view.sibling_rows(rows)
+    if not len(sibling) or not len(owned):
+        return of[:0], sibling[:0]
+    at = np.minimum(np.searchsorted(owned, sibling), len(owned) - 1)
+    keep = (owned[at] == sibling) & ~view.forgotten_at(sibling)
+    return of[keep], sibling[keep]
+
+
+def _groups(rows: np.ndarray, of: np.ndarray, sibling: np.ndarray) -> dict[int, list[int]]:
+    """Each of ``rows`` and its siblings (``of``, ``sibling``: pairs of rows), itself
+    first (in no particular order after it: a group is summed exactly and covered as a
+    set)."""
+    order = np.argsort(of, kind="stable")
+    of, sibling = of[order], sibling[order]
+    starts = np.searchsorted(of, rows, side="left").tolist()
+    ends = np.searchsorted(of, rows, side="right").tolist()
+    siblings = sibling.tolist()
+    return {row: [row, *siblings[lo:hi]] for row, lo, hi in zip(rows.tolist(), starts, ends)}
+
+
+def _ordered(view: NamespaceView, groups: dict[int, list[int]], mean: dict[int, float],
+             own: dict[int, float]) -> list[int]:
     """By mean, then by the member's own similarity; equal ones (rare) by text, then
     row. Only those are read for their text: a record is made when first read."""
     key = {m: (-mean[m], -round(own[m], DECIMALS)) for m in groups}
     tied = {k for k, n in Counter(key.values()).items() if n > 1}
     records = view.records
-    return sorted(groups, key=lambda m: (*key[m], records[m].text, view.row_of(m))
+    return sorted(groups, key=lambda m: (*key[m], records[view.id_at(m)].text, m)
                   if key[m] in tied else (*key[m], "", 0))
 
 
-def group_of(view: NamespaceView, owned, mid: str) -> list[str]:
-    """``mid`` and its AFFILIATED siblings the asker owns that are not forgotten (in no
-    particular order: a group is summed exactly and covered as a set)."""
-    if not view.has_siblings(mid):
-        return [mid]
-    return [mid, *(x for x in view.records[mid].affiliated
-                   if x in owned and x in view.records and not view.is_forgotten(x))]
-
-
-def similarities(view: NamespaceView, ids: set[str], vector: np.ndarray) -> dict[str, float]:
-    """Cosine of each memory to ``vector``, each computed on its own row in double
-    precision (the same value whatever other rows are scored with it)."""
-    if not ids:
+def similarities(view: NamespaceView, rows: np.ndarray, vector: np.ndarray) -> dict[int, float]:
+    """Cosine of the memory at each of ``rows`` to ``vector``, each computed on its own
+    row in double precision (the same value whatever other rows are scored with it)."""
+    if not len(rows):
         return {}
-    order = sorted(ids, key=view.row_of)
-    stacked = view.vectors(order).astype(np.float64)
+    stacked = view.vectors_at(rows).astype(np.float64)
     scores = (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
-    return dict(zip(order, scores.tolist()))
+    return dict(zip(rows.tolist(), scores.tolist()))
 
 
 CHANNEL = Deposit()
