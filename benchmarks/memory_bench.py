@@ -11,6 +11,8 @@
                                         # operation also asks for a recommendation
     python benchmarks/memory_bench.py --sizes 100000 --synthetic-vectors --deposit-atoms 3
                                         # every three statements one deposit's atoms
+    python benchmarks/memory_bench.py --sizes 1000000 --template-vectors --data-dir DIR \
+        --ops 0                         # vectors near the questions, as real ones lie
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -85,26 +87,53 @@ def synthetic_vectors(texts: list[str], seed: int, dim: int = 384) -> np.ndarray
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+#: how far a statement's vector lies from its template's (`template_vectors`): a cosine
+#: of about 0.97, as two days of one sentence have in the real model
+DAY_SPREAD = 0.25
+
+
+def template_vectors(g: MemoryGraph, texts: list[str], seed: int,
+                     known: dict[str, np.ndarray]) -> np.ndarray:
+    """The real model's vector of each text's template (the text less its day: at most
+    20,000 statements and 18,000 tastes, each embedded once, kept in ``known``), moved a
+    little at random (`DAY_SPREAD`): vectors that lie as the model puts such sentences,
+    near the questions about them and clustered as real memories are, at the cost of
+    random ones (a random vector is far from every question, so each one is routed as
+    nothing near it, and an index over random vectors is evenly filled)."""
+    templates = [text.split(" on day ")[0] for text in texts]
+    fresh = sorted(set(templates) - known.keys())
+    for template, vector in zip(fresh, g.embedder.embed(fresh) if fresh else []):
+        known[template] = np.asarray(vector, dtype=np.float32)
+    base = np.stack([known[t] for t in templates])
+    noise = synthetic_vectors(texts, seed, base.shape[1]) * DAY_SPREAD
+    moved = base + noise
+    return moved / np.linalg.norm(moved, axis=1, keepdims=True)
+
+
 def fill(g: MemoryGraph, ns: str, n: int, rng: random.Random, batch: int = 1000,
          synthetic: bool = False, claims: bool = False, preferences: float = 0.0,
-         deposit_atoms: int = 1) -> float:
+         deposit_atoms: int = 1, templates: bool = False) -> float:
     """Bulk-load ``n`` generated statements into ``ns`` with real embeddings (or random
     unit vectors with ``synthetic``); with ``claims``, each keeps its claims as the write
     path keeps them (parsed here: a store written through ``remember`` has them; an
     import does not); ``preferences`` of them (a share, drawn by their own generator)
     state a taste; ``deposit_atoms`` > 1: each run of that many statements is one
     deposit's atoms (the same owners and time, AFFILIATED to one another, as a turn cut
-    into atoms is); returns the seconds it took."""
+    into atoms is); ``templates``: vectors by `template_vectors`; returns the seconds it
+    took."""
     started = time.perf_counter()
     detector = SupersessionDetector() if claims else None
     tastes = random.Random(f"preferences-{n}")
     for agent in AGENTS:
         g.register_agent(agent, kind="ai", ns=ns)
     batch -= batch % deposit_atoms  # a deposit's atoms are loaded together
+    known: dict[str, np.ndarray] = {}
     for lo in range(0, n, batch):
         texts = [preference(tastes) if preferences and tastes.random() < preferences
                  else statement(rng) for _ in range(min(batch, n - lo))]
-        vectors = synthetic_vectors(texts, lo) if synthetic else g.embedder.embed(texts)
+        vectors = (synthetic_vectors(texts, lo) if synthetic
+                   else template_vectors(g, texts, lo, known) if templates
+                   else g.embedder.embed(texts))
         kept: list[str | None] = [None] * len(texts)
         if detector is not None:
             detector.claims(texts)
@@ -148,7 +177,7 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
             claims: bool = False, freeze: bool = False, window: int = 0,
-            preferences: float = 0.0, deposit_atoms: int = 1) -> dict:
+            preferences: float = 0.0, deposit_atoms: int = 1, templates: bool = False) -> dict:
     rng = random.Random(seed)
     ns = f"bench-{size}"
     opening = time.perf_counter()
@@ -163,7 +192,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         else:
             g.embedder.embed(["warm up"])
             fill_s = fill(g, ns, size, rng, synthetic=synthetic, claims=claims,
-                          preferences=preferences, deposit_atoms=deposit_atoms)
+                          preferences=preferences, deposit_atoms=deposit_atoms,
+                          templates=templates)
             settle(g)
             t = time.perf_counter()
             g._views.synced(ns)
@@ -227,7 +257,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                                  if asking_ms else ()),
                                ("embed_one (baseline)", embed_ms), ("RETURN 1 (baseline)", ping_ms))}
     filled = "as filled by an earlier run" if fill_s is None else \
-        ("synthetic (random unit)" if synthetic else "all-MiniLM-L6-v2") + \
+        ("synthetic (random unit)" if synthetic else
+         "all-MiniLM-L6-v2 of each template, moved" if templates else "all-MiniLM-L6-v2") + \
         (", claims kept" if claims else ", no claims kept")
     return {"memories": size, "vectors": filled, "ops": ops, "merged": merged,
             "fill_s": fill_s and round(fill_s, 1),
@@ -374,6 +405,12 @@ def main() -> None:
     parser.add_argument("--synthetic-vectors", action="store_true",
                         help="fill with random unit vectors (scan and write costs are the "
                              "same; rewordings then rarely merge, and the fill is fast)")
+    parser.add_argument("--template-vectors", action="store_true",
+                        help="fill with the real model's vector of each statement's "
+                             "template (less its day), moved a little at random: as fast "
+                             "as random vectors past the first 38,000 statements, and near "
+                             "the questions as real memories are (random ones are far "
+                             "from every question, so every question is routed)")
     parser.add_argument("--claims", action="store_true",
                         help="the filled memories keep their claims, as memories written "
                              "through remember do (parsing them makes the fill slower); "
@@ -400,6 +437,9 @@ def main() -> None:
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
     args = parser.parse_args()
+    if args.synthetic_vectors and args.template_vectors:
+        parser.error("--synthetic-vectors and --template-vectors fill vectors two ways: "
+                     "choose one")
     if args.deposit_atoms < 1:
         parser.error(f"--deposit-atoms takes a count of atoms, 1 or more, got {args.deposit_atoms}")
     results = []
@@ -407,12 +447,14 @@ def main() -> None:
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences, args.deposit_atoms))
+                                   args.window, args.preferences, args.deposit_atoms,
+                                   args.template_vectors))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
             results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
                                    args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences, args.deposit_atoms))
+                                   args.window, args.preferences, args.deposit_atoms,
+                                   args.template_vectors))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return
