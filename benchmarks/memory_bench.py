@@ -402,10 +402,11 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--synthetic-vectors", action="store_true",
+    vectors = parser.add_mutually_exclusive_group()  # how the fill makes its vectors
+    vectors.add_argument("--synthetic-vectors", action="store_true",
                         help="fill with random unit vectors (scan and write costs are the "
                              "same; rewordings then rarely merge, and the fill is fast)")
-    parser.add_argument("--template-vectors", action="store_true",
+    vectors.add_argument("--template-vectors", action="store_true",
                         help="fill with the real model's vector of each statement's "
                              "template (less its day), moved a little at random: as fast "
                              "as random vectors past the first 38,000 statements, and near "
@@ -437,24 +438,20 @@ def main() -> None:
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
     args = parser.parse_args()
-    if args.synthetic_vectors and args.template_vectors:
-        parser.error("--synthetic-vectors and --template-vectors fill vectors two ways: "
-                     "choose one")
     if args.deposit_atoms < 1:
         parser.error(f"--deposit-atoms takes a count of atoms, 1 or more, got {args.deposit_atoms}")
+    options = {"synthetic": args.synthetic_vectors, "claims": args.claims,
+               "freeze": args.freeze, "window": args.window,
+               "preferences": args.preferences, "deposit_atoms": args.deposit_atoms,
+               "templates": args.template_vectors}
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
             results.append(measure(size, args.ops, args.data_dir / f"size-{size}", args.seed,
-                                   args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences, args.deposit_atoms,
-                                   args.template_vectors))
+                                   **options))
             continue
         with tempfile.TemporaryDirectory(prefix="graphmem-bench-") as tmp:
-            results.append(measure(size, args.ops, Path(tmp) / "data", args.seed,
-                                   args.synthetic_vectors, args.claims, args.freeze,
-                                   args.window, args.preferences, args.deposit_atoms,
-                                   args.template_vectors))
+            results.append(measure(size, args.ops, Path(tmp) / "data", args.seed, **options))
     if args.json or not args.ops:
         print(json.dumps(results, indent=2))
         return

@@ -373,7 +373,6 @@ class NamespaceView(VectorSearch):
         records = self.records
         more = [(row, self.row_of(x)) for row in rest.tolist()
                 for x in records[self._ids[row]].affiliated if x in records]
-        more.sort()
         pairs = np.array(more, dtype=np.int64).reshape(-1, 2)
         return np.concatenate([of, pairs[:, 0]]), np.concatenate([found, pairs[:, 1]])
 
