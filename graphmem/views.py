@@ -186,6 +186,8 @@ class Views:
                     self._views[ns], text_index = restored
                     self._saved_rows[ns] = len(self._views[ns])
                     self._saved_vectors[ns] = self._views[ns]._coarse
+                    if view_snapshot.incomplete(self._views[ns]):  # written on close
+                        self._unsaved[ns] = view_snapshot.SAVE_AFTER_ROWS
                     if text_index is not None:
                         self._text_indexes[ns] = text_index
                         self._saved_text.add(ns)

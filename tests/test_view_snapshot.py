@@ -212,6 +212,29 @@ def test_a_reclaim_of_many_memories_saves_the_view_on_close(tmp_path, monkeypatc
     assert read and g._views.queries["memory/changed_since"] not in read
 
 
+def test_a_snapshot_an_earlier_release_saved_is_saved_again_on_close(tmp_path, monkeypatch):
+    """A process of an earlier release that saves the snapshot leaves out the sibling
+    columns: this one makes them on load and writes them back on close, read or not."""
+    monkeypatch.setattr(vs, "SAVE_AFTER_ROWS", 3)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g, [" ".join(FACTS[:3]), " ".join(FACTS[3:])])  # one deposit of 3 atoms each
+        g.warm(NS)
+        directory = _dir(g)
+    assert all((directory / name).exists() for name in vs.snapshot_columns.SIBLING_FILES)
+    for name in vs.snapshot_columns.SIBLING_FILES:
+        (directory / name).unlink()
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        view = g._views.synced(NS)
+        assert vs.incomplete(view)
+        siblings = {m: view.siblings(m) for m in view._ids}
+    assert all((directory / name).exists() for name in vs.snapshot_columns.SIBLING_FILES)
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        view = g._views.synced(NS)
+        assert not vs.incomplete(view)
+        assert {m: view.siblings(m) for m in view._ids} == siblings
+    assert sorted(len(of) for of in siblings.values()) == [2] * len(FACTS)
+
+
 def test_a_snapshot_of_the_layout_before_the_row_columns_is_upgraded_not_read_again(stored):
     from graphmem.view_snapshot import upgrade
 

@@ -12,6 +12,8 @@ view is then caught up with ``changed_since`` like any other view.
     load(directory, ns, fp_now, probe)          the (view, text index) of a valid snapshot,
                                                 or None with the reason logged
     fingerprint(store, queries, ns)             what a snapshot must match
+    incomplete(view)                            restored from a snapshot an earlier
+                                                release wrote: save it again
 
 A snapshot is used only if all of these hold, else it is ignored (never half used):
 
@@ -54,8 +56,8 @@ from graphmem.view_snapshot import columns as snapshot_columns
 from graphmem.view_snapshot import upgrade as snapshot_upgrade
 from graphmem.view_snapshot.lazy import load_array
 
-__all__ = ["FORMAT", "Fingerprint", "fingerprint", "keep", "load", "restore", "save",
-           "snapshot_dir", "trim"]
+__all__ = ["FORMAT", "Fingerprint", "fingerprint", "incomplete", "keep", "load", "restore",
+           "save", "snapshot_dir", "trim"]
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +295,12 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
         text_index.restore_rows(view)
         view._listeners.append(text_index._update)
     return view, text_index
+
+
+def incomplete(view: NamespaceView) -> bool:
+    """Whether ``view`` was restored from a snapshot that lacked columns this release
+    writes (an earlier release saved it), made on load instead: save it again soon."""
+    return getattr(view.records, "siblings_made", False)
 
 
 def trim(view: NamespaceView) -> int:
