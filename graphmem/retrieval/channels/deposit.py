@@ -13,15 +13,13 @@ through it), never every owned memory.
 
 The order is a function of the memories' texts and vectors alone, never of the order a
 view read them in (a view read afresh holds its rows in another order than one kept in
-step, and memory ids are random): means are exact sums (``math.fsum``) of similarities
-computed row by row, rounded, and equal means go to the member nearest the question,
-then by text.
+step, and memory ids are random): a mean sums its similarities (each computed on its
+own row) in ascending order of value, is rounded, and equal means go to the member
+nearest the question, then by text.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -55,19 +53,22 @@ class Deposit:
         of, sibling = _members(view, owned, seeds)
         extra = np.setdiff1d(sibling, seeds)  # a sibling may rank too
         more_of, more_sibling = _members(view, owned, extra)
-        groups = _groups(np.concatenate([seeds, extra]), np.concatenate([of, more_of]),
-                         np.concatenate([sibling, more_sibling]))
-        every = np.unique(np.concatenate([seeds, extra, more_sibling]))
-        own = similarities(view, every, query.vector)
-        mean = {m: round(own[m] if len(g) == 1 else math.fsum(own[x] for x in g) / len(g),
-                         DECIMALS) for m, g in groups.items()}
+        roots = np.concatenate([seeds, extra])
+        starts, members = _groups(roots, np.concatenate([of, more_of]),
+                                  np.concatenate([sibling, more_sibling]))
+        every = np.unique(members)
+        values = similarities(view, every, query.vector)[np.searchsorted(every, members)]
+        mean = np.round(group_means(values, starts), DECIMALS)
+        own = np.round(values[starts[:-1]], DECIMALS)
         listed: list[str] = []
         covered: set[int] = set()
-        for row in _ordered(view, groups, mean, own):
-            if row in covered:
+        bounds, rows = starts.tolist(), members.tolist()
+        for g in _ordered(view, roots, mean, own):
+            root = rows[bounds[g]]
+            if root in covered:
                 continue
-            listed.append(view.id_at(row))
-            covered.update(groups[row])
+            listed.append(view.id_at(root))
+            covered.update(rows[bounds[g]:bounds[g + 1]])
             if len(listed) == depth:
                 break
         return listed
@@ -85,37 +86,61 @@ def _members(view: NamespaceView, owned: np.ndarray,
     return of[keep], sibling[keep]
 
 
-def _groups(rows: np.ndarray, of: np.ndarray, sibling: np.ndarray) -> dict[int, list[int]]:
-    """Each of ``rows`` and its siblings (``of``, ``sibling``: pairs of rows), itself
-    first (in no particular order after it: a group is summed exactly and covered as a
-    set)."""
+def _groups(roots: np.ndarray, of: np.ndarray,
+            sibling: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``roots`` with its siblings (``of``, ``sibling``: pairs of rows) as one
+    group: (starts, members), group g being ``members[starts[g]:starts[g + 1]]``, its
+    root first (the rest in no particular order: a group is summed in an order of its
+    own values and covered as a set)."""
     order = np.argsort(of, kind="stable")
     of, sibling = of[order], sibling[order]
-    starts = np.searchsorted(of, rows, side="left").tolist()
-    ends = np.searchsorted(of, rows, side="right").tolist()
-    siblings = sibling.tolist()
-    return {row: [row, *siblings[lo:hi]] for row, lo, hi in zip(rows.tolist(), starts, ends)}
+    lo = np.searchsorted(of, roots, side="left")
+    owned = np.searchsorted(of, roots, side="right") - lo  # siblings of each root
+    starts = np.concatenate([[0], np.cumsum(owned + 1)]).astype(np.int64)
+    members = np.empty(starts[-1], dtype=np.int64)
+    members[starts[:-1]] = roots
+    rest = np.ones(len(members), dtype=bool)
+    rest[starts[:-1]] = False
+    before = np.cumsum(owned) - owned  # siblings of the roots before each
+    members[rest] = sibling[np.repeat(lo - before, owned) + np.arange(owned.sum())]
+    return starts, members
 
 
-def _ordered(view: NamespaceView, groups: dict[int, list[int]], mean: dict[int, float],
-             own: dict[int, float]) -> list[int]:
-    """By mean, then by the member's own similarity; equal ones (rare) by text, then
-    row. Only those are read for their text: a record is made when first read."""
-    key = {m: (-mean[m], -round(own[m], DECIMALS)) for m in groups}
-    tied = {k for k, n in Counter(key.values()).items() if n > 1}
+def group_means(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The mean of each group of ``values`` (group g: ``values[starts[g]:starts[g + 1]]``,
+    none empty), each summed in ascending order of its values: the same for any order of
+    a group's members (a view read afresh holds its rows in another order than one kept
+    in step), within an ulp or two of the exact mean."""
+    counts = np.diff(starts)
+    group = np.repeat(np.arange(len(counts)), counts)
+    ascending = values[np.lexsort((values, group))]
+    return np.add.reduceat(ascending, starts[:-1]) / counts if len(counts) else ascending
+
+
+def _ordered(view: NamespaceView, roots: np.ndarray, mean: np.ndarray,
+             own: np.ndarray) -> list[int]:
+    """The groups (indices of ``roots``) by mean, then by the root's own similarity;
+    equal ones (rare) by text, then row. Only those are read for their text: a record
+    is made when first read."""
+    order = np.lexsort((-own, -mean))
+    m, o = mean[order], own[order]
+    same = (m[1:] == m[:-1]) & (o[1:] == o[:-1])
+    ordered = order.tolist()
+    if not same.any():
+        return ordered
     records = view.records
-    return sorted(groups, key=lambda m: (*key[m], records[view.id_at(m)].text, m)
-                  if key[m] in tied else (*key[m], "", 0))
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(np.int8)))
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist()):  # runs lo..hi tied
+        ordered[lo:hi + 1] = sorted(ordered[lo:hi + 1], key=lambda g: (
+            records[view.id_at(int(roots[g]))].text, int(roots[g])))
+    return ordered
 
 
-def similarities(view: NamespaceView, rows: np.ndarray, vector: np.ndarray) -> dict[int, float]:
+def similarities(view: NamespaceView, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """Cosine of the memory at each of ``rows`` to ``vector``, each computed on its own
     row in double precision (the same value whatever other rows are scored with it)."""
-    if not len(rows):
-        return {}
     stacked = view.vectors_at(rows).astype(np.float64)
-    scores = (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
-    return dict(zip(rows.tolist(), scores.tolist()))
+    return (stacked * np.asarray(vector, dtype=np.float64)).sum(axis=1)
 
 
 CHANNEL = Deposit()
