@@ -78,6 +78,15 @@ class IdList(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         return chain(self._base, self._tail)
 
+    def at(self, rows: Iterable[int]) -> Iterator[str]:
+        """The items at ``rows`` (non-negative, each less than the length), in their
+        order: the tuple's own look-up for most, not `__getitem__`'s (an agent's hundred
+        thousand ids at a million memories: 8 ms against 60)."""
+        base, tail = self._base, self._tail
+        n = len(base)
+        return (base[i] if i < n else tail[i - n] for i in rows) if tail else \
+            map(base.__getitem__, rows)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, (IdList, list, tuple)):
             return NotImplemented

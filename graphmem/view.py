@@ -222,11 +222,17 @@ class NamespaceView(VectorSearch):
         record.owner_contexts = _owner_contexts(row, record.context)
         for agent in owners.keys() - record.owners.keys():
             self._owned.setdefault(agent, row_list()).append(record.row)
-            self._owned_ids.setdefault(agent, id_set())[mid] = None
+            if agent not in self._owned_ids:
+                self._owned_ids[agent] = id_set()
+            kept = self._made_owned_ids(agent)
+            if kept is not None:
+                kept[mid] = None
         for agent in record.owners.keys() - owners.keys():  # an unmerge moved it away
             self._rows_removed += 1
             self._owned[agent].remove(record.row)
-            self._owned_ids[agent].pop(mid, None)
+            kept = self._made_owned_ids(agent)
+            if kept is not None:
+                kept.pop(mid, None)
             self._owned_cache.pop(agent, None)
         record.owners = owners
         if record.place is not None and record.t is not None:
@@ -454,6 +460,14 @@ class NamespaceView(VectorSearch):
         live: it follows the view as it syncs."""
         owned = self._owned_ids.get(agent)
         return _NOTHING if owned is None else owned.keys()
+
+    def _made_owned_ids(self, agent: str) -> dict[str, None] | None:
+        """The ids ``agent`` owns, to keep in step with its rows; in a restored view, only
+        if they were made (read) since loading: the others are made from the owned rows
+        when first read, as they are then (an agent's hundred thousand ids at a million
+        memories cost 50-70 ms to make, on its first write in the process)."""
+        made = getattr(self._owned_ids, "made", None)
+        return self._owned_ids[agent] if made is None else made(agent)
 
     def owns(self, agent: str, memory_id: str) -> bool:
         record = self.records.get(memory_id)

@@ -33,6 +33,9 @@ def test_an_id_list_reads_as_the_list_it_replaces(monkeypatch, items, fold, star
     assert ids == plain and list(ids) == plain and ids == IdList(plain)
     assert [ids[i] for i in range(-len(plain), len(plain))] == plain + plain if plain else True
     assert ids[1:-1] == plain[1:-1]
+    rows = list(range(len(plain)))[::-2] + list(range(len(plain)))
+    assert list(ids.at(rows)) == [plain[i] for i in rows]  # the tuple's or the tail's
+    assert list(ids.at(row_list(rows))) == [plain[i] for i in rows]
     assert pickle.loads(pickle.dumps(ids)) == plain
     for beyond in (len(plain), -len(plain) - 1):
         with pytest.raises(IndexError):

@@ -256,7 +256,7 @@ def load_view(directory: Path, view: NamespaceView, small: dict) -> None:
     if (directory / "view.ivf.npy").exists():
         view._coarse = CoarseIndex.from_bytes(load_array(directory / "view.ivf.npy"))
     view._owned_ids = LazyDict(  # type: ignore[assignment]
-        agents, lambda i: id_set(ids[r] for r in view._owned[agents[i]]))
+        agents, lambda i: id_set(ids.at(view._owned[agents[i]])))
 
 
 def _siblings_of_saved_records(view: NamespaceView, records: RecordDict

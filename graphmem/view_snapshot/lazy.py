@@ -189,6 +189,13 @@ class LazyDict(MutableMapping, Generic[V]):
     def __len__(self) -> int:
         return self._size
 
+    def made(self, key: str) -> V | None:
+        """``key``'s value if it was read or set since loading, else None (never made
+        here: for a writer that keeps made values in step and leaves the others to be
+        made when first read)."""
+        value = self._made.get(key)
+        return None if value is _GONE else value
+
     def raw_of(self, key: str) -> bytes | None:
         """The saved encoding of ``key``'s value if it was never read or set, else None."""
         if self._source is None or key in self._made or key not in self._position:

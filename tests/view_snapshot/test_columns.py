@@ -79,7 +79,10 @@ def test_a_restored_view_answers_as_the_saved_one(tmp_path_factory, data):
     directory = tmp_path_factory.mktemp("snap") / "s"
     vs.save(directory, view, text_index, FP)
     restored, restored_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
-    assert _answers(restored, restored_text) == _answers(view, text_index)
+    # read before the changes or not: an agent's owned ids are made when first read,
+    # and kept in step by the changes only once made
+    if data.draw(st.booleans(), label="read before the changes"):
+        assert _answers(restored, restored_text) == _answers(view, text_index)
     restored.records.trim(0)  # every record made only to be read: made again when read
     _apply(view, after, 100)
     _apply(restored, after, 100)
