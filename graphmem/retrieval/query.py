@@ -80,7 +80,11 @@ def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str])
     if not owned:
         return list(entity_ids)
     limit = max(SALIENCE_MIN_COUNT, SALIENCE_MAX_SHARE * len(owned))
-    return [e for e in dict.fromkeys(entity_ids) if len(view.mentioning(e) & owned) <= limit]
+    # few mentions in all single out few of the asker's: not intersected (the asker's
+    # ids need not be made, `NamespaceView.owned_ids`)
+    return [e for e in dict.fromkeys(entity_ids)
+            for mentioning in (view.mentioning(e),)
+            if len(mentioning) <= limit or len(mentioning & owned) <= limit]
 
 
 def without_names(text: str, names: Mapping[str, str]) -> str:

@@ -53,6 +53,10 @@ def _answers(view, text_index):
            "mentioning": {e: view.mentioning(e) for e in ("e1", "e2", "e3")},
            "preferences": text_index.preferences}
     for agent in AGENTS:
+        # counted, then intersected: a restored view makes an agent's ids only for the
+        # second (and for the lists below)
+        ids = view.owned_ids(agent)
+        out[agent, "ids"] = (len(ids), bool(ids), {"m1", "m4", "m7"} & ids, ids & {"m2"})
         owned = view.owned_rows(agent)
         searched = (text_index.search("kite tea trip", 5, set(view.owned_ids(agent)), agent),
                     text_index.search_words("harbour market", 5, set(view.owned_ids(agent))))
@@ -94,6 +98,26 @@ def test_a_restored_view_answers_as_the_saved_one(tmp_path_factory, data):
     vs.save(directory, restored, restored_text, FP)
     again, again_text = vs.load(directory, "ns", FP, lambda mid: 10**9)
     assert _answers(again, again_text) == _answers(view, text_index)
+
+
+def test_a_restored_view_counts_an_agents_memories_without_making_their_ids(tmp_path):
+    view = _linked_view()
+    view.upsert({"id": "b1", "text": "ben's", "seq": 31, "embedding": [1.0, 0, 0, 0],
+                 "owners": ["ben"], "vias": ["own"], "asserted_by": ["ben"]})
+    view.version = 31
+    vs.save(tmp_path / "s", view, TextIndex(view), FP)
+    restored, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
+    restored.upsert({"id": "m30", "text": "note 30", "seq": 32, "embedding": [1.0, 0, 0, 0],
+                     "owners": ["ana", "chloe"], "vias": ["own", "own"],
+                     "asserted_by": ["ana"]})  # ana's first write here: not made for it
+    ana = restored.owned_ids("ana")
+    assert len(ana) == 31 and ana and len(restored.owned_ids("chloe")) == 1
+    assert restored._owned_ids.made("ana") is None  # counted, not made
+    assert "m30" in ana and "m0" in ana and "b1" not in ana
+    assert restored._owned_ids.made("ana") is not None  # made on the first question
+    assert restored.owned_ids("ana") == view.owned_ids("ana") | {"m30"}
+    assert {"b1", "m3"} & restored.owned_ids("ben") == {"b1"}
+    assert not restored.owned_ids("nobody")
 
 
 def test_a_restored_view_keeps_few_records_it_only_read(tmp_path, monkeypatch):
