@@ -54,7 +54,7 @@ def view_of(vectors: np.ndarray, seed: int) -> NamespaceView:
     rng = random.Random(seed)
     view = NamespaceView("ivf")
     n = len(vectors)
-    view._matrix, view._half = vectors, vectors.astype(np.float16)
+    view._matrix = vectors
     view._ids = [f"m{i}" for i in range(n)]
     view.records = _Forgotten()
     for row in range(n):

@@ -88,8 +88,6 @@ class NamespaceView(VectorSearch):
         # does not walk them (`graphmem.untraced`)
         self._ids = IdList()
         self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)  # resized by 1st vector
-        # the same vectors in half precision, scanned first when the view is large
-        self._half = np.zeros((64, DIMENSION), dtype=np.float16)
         self._owned: dict[str, array] = {}  # agent -> rows (int64) of what it owns
         self._owned_cache: dict[str, _SortedRows] = {}
         self._owned_ids: dict[str, dict[str, None]] = {}  # kept in step, never rebuilt
@@ -183,14 +181,12 @@ class NamespaceView(VectorSearch):
             self.records[mid] = record
         elif row.get("embedding") is not None:
             self._matrix[record.row] = np.asarray(row["embedding"], dtype=np.float32)
-            self._half[record.row] = self._matrix[record.row]
             if self._coarse is not None and record.row < self._coarse.size:  # re-embedded
                 self._coarse.add(record.row, self._matrix[record.row:record.row + 1])
             if self._training is not None:
                 self._training.changed.add(record.row)
         elif row.get("deleted"):  # erased for privacy: nothing of it stays in memory
             self._matrix[record.row] = 0.0
-            self._half[record.row] = 0.0
         record.text = row["text"]
         record.seq = int(row["seq"])
         record.t = row.get("t")
@@ -312,12 +308,9 @@ class NamespaceView(VectorSearch):
         n = len(self._ids)
         if n == 0 and len(vector) != self._matrix.shape[1]:  # another embedding model
             self._matrix = np.zeros((64, len(vector)), dtype=np.float32)
-            self._half = np.zeros((64, len(vector)), dtype=np.float16)
         if n == len(self._matrix):
             self._matrix = _grown(self._matrix, n)
-            self._half = _grown(self._half, n)
         self._matrix[n] = np.asarray(vector, dtype=np.float32)
-        self._half[n] = self._matrix[n]
 
     # -- reading ------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Nearest neighbours of a vector among a namespace view's rows (`NamespaceView`).
 
-The view's search half: an exact scan (half precision first above `EXACT_SCAN_MAX`
-rows), or, past `vector_index.IVF_ABOVE` rows, its index's candidates rescored exactly;
+The view's search half: an exact scan of the rows (single precision), or, past
+`vector_index.IVF_ABOVE` rows, its index's candidates rescored exactly;
 forgotten memories are left out by the view's row columns. `VectorSearch` is a base of
 `graphmem.view.NamespaceView` and reads the view's state (declared below); it owns none.
 `one_blas_thread` is the context every matrix-vector product of the views runs in.
@@ -41,7 +41,6 @@ class VectorSearch:
 
     _ids: IdList
     _matrix: np.ndarray
-    _half: np.ndarray
     _columns: RowColumns
     _coarse: vector_index.CoarseIndex | None
     _training: vector_index.Training | None
@@ -101,28 +100,20 @@ class VectorSearch:
 
     def nearest_exact(self, vector: np.ndarray, k: int,
                       rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """`nearest` by scoring every row (of ``rows``).
-
-        Scores are exact cosines. Above `EXACT_SCAN_MAX` rows the half-precision copy
-        is scanned first (half the memory traffic, which is what a scan costs) and the
-        best `k` + `RESCORE_MARGIN` candidates are scored again in single precision; the
-        half-precision error (about 1e-3 on a cosine) is far below that margin's spread.
-        """
+        """`nearest` by scoring every row (of ``rows``): exact cosines, in single
+        precision. (A half-precision copy scanned first, then the best rescored, cost
+        more on this machine than the single-precision product it was to halve:
+        `benchmarks/scan_bench.py`.)"""
         n = len(self._ids)
         if n == 0 or k <= 0 or (rows is not None and len(rows) == 0):
             return []
-        candidates = np.arange(n) if rows is None else rows
-        k = min(k, len(candidates))
         with one_blas_thread():
-            if len(candidates) > EXACT_SCAN_MAX and k + RESCORE_MARGIN < len(candidates):
-                coarse = self._half_scores(vector, rows)
-                keep = np.argpartition(-coarse, k + RESCORE_MARGIN - 1)[:k + RESCORE_MARGIN]
-                candidates = candidates[keep]
-                scores = self._matrix[candidates] @ vector
-            elif rows is None:
-                scores = self._matrix[:n] @ vector
+            if rows is None:
+                candidates, scores = np.arange(n), self._matrix[:n] @ vector
+            elif len(rows) > WHOLE_SCAN_SHARE * n:
+                candidates, scores = rows, (self._matrix[:n] @ vector)[rows]
             else:
-                scores = self._matrix[rows] @ vector
+                candidates, scores = rows, self._matrix[rows] @ vector
         return self._best(candidates, scores, k)
 
     def _best(self, candidates: np.ndarray, scores: np.ndarray,
@@ -139,20 +130,13 @@ class VectorSearch:
         return [(ids[row], score) for row, score in
                 zip(rows[kept].tolist(), scores[top][kept].tolist())]
 
-    def _half_scores(self, vector: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-        """Approximate cosines from the half-precision copy (torch has the fast kernel)."""
-        import torch
-
-        half = self._half[:len(self._ids)] if rows is None else self._half[rows]
-        query = torch.from_numpy(np.ascontiguousarray(vector, dtype=np.float16))
-        return (torch.from_numpy(half) @ query).float().numpy()
-
-
-#: views of at most this many rows are scanned exactly; larger ones half-precision first
-EXACT_SCAN_MAX = 4096
+#: an exact scan of a scope of more than this share of the view's rows scores every row
+#: in one contiguous pass and picks the scope's out: gathering scattered rows first costs
+#: about five times as much a row (`benchmarks/scan_bench.py`: a scope of a fifth of
+#: 50,000 or 100,000 rows costs about as much either way)
+WHOLE_SCAN_SHARE = 0.2
 #: a search of at most this many rows scans them all, even in a view with inverted lists
 IVF_SCOPE_MIN = 50_000
-#: candidates beyond k that a half-precision scan or the index passes to the exact
-#: rescoring (chosen with `vector_index.PROBE_SHARE`: 64 lost 0.01 of the index's
-#: recall@10; a half-precision cosine is off by about 1e-3, far below either's spread)
+#: candidates beyond k that the index passes to the exact rescoring (chosen with
+#: `vector_index.PROBE_SHARE`: 64 lost 0.01 of the index's recall@10)
 RESCORE_MARGIN = 190

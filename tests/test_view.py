@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphmem.view_search as view_search
 from graphmem.view import NamespaceView
 
 
@@ -30,26 +29,26 @@ def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 40), owned_only=st.booleans())
-def test_the_half_precision_scan_finds_the_exact_nearest(seed, k, owned_only):
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 40),
+       scope=st.sampled_from([None, "a", "b", "c"]))
+def test_the_exact_scan_finds_the_nearest_by_cosine(seed, k, scope):
+    """Every row, or an agent's: all of them, a third (scored in one pass over every
+    row) or a tenth (its rows gathered first)."""
     rng = np.random.default_rng(seed)
     base = _unit(rng, 300)
-    # near-duplicates of a few memories: the ties a coarse scan could get wrong
+    # near-duplicates of a few memories: ties a coarse scan could get wrong
     noise = 0.01 * rng.standard_normal((100, 384)).astype(np.float32)
     vectors = np.vstack([base, base[:100] + noise])
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    view = _view(vectors, owners_of=lambda i: ["a"] if i % 3 else ["a", "b"])
+    view = _view(vectors, owners_of=lambda i: ["a"] + (["b"] if i % 3 == 0 else [])
+                 + (["c"] if i % 10 == 0 else []))
     query = vectors[int(rng.integers(0, len(vectors)))]
-    rows = view.owned_rows("b") if owned_only else None
-    exact = view.nearest(query, k, rows)
-    original = view_search.EXACT_SCAN_MAX
-    view_search.EXACT_SCAN_MAX = 50  # force the half-precision path at this size
-    try:
-        coarse = view.nearest(query, k, rows)
-    finally:
-        view_search.EXACT_SCAN_MAX = original
-    assert [mid for mid, _ in coarse] == [mid for mid, _ in exact]
-    assert [s for _, s in coarse] == pytest.approx([s for _, s in exact], abs=1e-6)
+    rows = np.arange(len(vectors)) if scope is None else view.owned_rows(scope)
+    cosines = vectors[rows].astype(np.float64) @ query.astype(np.float64)
+    expected = rows[np.argsort(-cosines, kind="stable")[:k]]
+    found = view.nearest_exact(query, k, None if scope is None else rows)
+    assert [view.row_of(mid) for mid, _ in found] == expected.tolist()
+    assert [s for _, s in found] == pytest.approx(sorted(cosines, reverse=True)[:k], abs=1e-5)
 
 
 def test_owner_sets_follow_a_merge_and_an_unmerge():

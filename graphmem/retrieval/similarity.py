@@ -8,10 +8,10 @@ from typing import Sequence
 import numpy as np
 
 from graphmem.view import NamespaceView
-from graphmem.view_search import EXACT_SCAN_MAX, one_blas_thread
+from graphmem.view_search import one_blas_thread
 
 #: rows `rows_by_similarity` scores all at once (more: the view's search)
-EXACT_MAX = EXACT_SCAN_MAX
+EXACT_MAX = 4096
 
 
 def by_similarity(view: NamespaceView, ids: Sequence[str], qvec: np.ndarray) -> list[str]:

@@ -73,7 +73,7 @@ SAVE_AFTER_ROWS = 5000
 #: about eight objects the garbage collector walks); the others are made again from the
 #: snapshot when next read. A recall makes the records of its hits and a few more.
 READ_RECORDS_KEPT = 10_000
-STATE_FILE, VECTORS_FILE, HALF_FILE, META_FILE = "state.pkl", "vectors.npy", "half.npy", "meta.json"
+STATE_FILE, VECTORS_FILE, META_FILE = "state.pkl", "vectors.npy", "meta.json"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "dict"), ("builtins", "list"),
@@ -187,7 +187,6 @@ def save(directory: Path, view, text_index, fp: Fingerprint) -> None:
     tmp.mkdir()
     n = len(view)
     _save_with_room(tmp / VECTORS_FILE, view._matrix, n)
-    _save_with_room(tmp / HALF_FILE, view._half, n)
     if text_index is not None and not snapshot_columns.savable(text_index):
         text_index = None  # a custom tokenizer: the index is rebuilt from the view
     state = {"view": snapshot_columns.save_view(tmp, view),
@@ -284,9 +283,9 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
     view = NamespaceView(ns)
     snapshot_columns.load_view(directory, view, state["view"])
     view._matrix = load_array(directory / VECTORS_FILE, populate=True)  # rescored at random
-    view._half = load_array(directory / HALF_FILE)
-    if view._matrix.dtype != np.float32 or view._half.shape != view._matrix.shape \
-            or len(view._matrix) < len(view):
+    # a snapshot of an earlier release also holds the vectors in half precision
+    # (half.npy): no longer read
+    if view._matrix.dtype != np.float32 or len(view._matrix) < len(view):
         raise ValueError("vectors of another shape or type")
     text_index = None
     if state["text"] is not None:

@@ -74,7 +74,7 @@ VIEW_ROWS = ("_owned", "_asserted")
 VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
 #: attributes a restored view starts empty or gets elsewhere (its vectors are mapped
 #: files of their own), never saved, and no part of the layout
-VIEW_UNSAVED = ("_listeners", "_matrix", "_half", "_owned_cache", "_asserted_cache",
+VIEW_UNSAVED = ("_listeners", "_matrix", "_owned_cache", "_asserted_cache",
                 "_rows_removed", "_saved_sibling_rows")
 BM25_INDEXES = ("index", "words")
 _NO_ROWS = np.zeros(0, dtype=np.int64)
