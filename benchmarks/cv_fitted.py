@@ -56,6 +56,9 @@ class FitVariant:
     deposit_shifts: tuple[float, ...] = ()
     deposit_kinds: tuple[str, ...] = ()  # the kinds whose shift is chosen (empty: every kind)
     shift_after_route: bool = False  # the shift chosen with the route gate already fitted
+    # each shift's gate fitted on its moved tables and the shift and the gate's share
+    # (or no gate) chosen together on the training folds (needs ``route``)
+    shift_with_gate: bool = False
     reshare_after_shift: bool = False  # then the gate's share chosen again (or no gate)
     # the mixing of secondary kinds chosen on the training folds from these (the first,
     # the shipped 0.5, wins ties); empty: the shipped 0.5
@@ -126,6 +129,18 @@ FIT_VARIANTS: dict[str, FitVariant] = {
         FitVariant(fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
                    deposit_kinds=("preference",), shift_after_route=True,
                    reshare_after_shift=True),
+    # the shift and the gate chosen together: each shift's gate fitted on its moved tables
+    "shipped + dense to deposit and gate chosen together (preference kind)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+        deposit_kinds=("preference",), shift_with_gate=True),
+    "shipped + dense to deposit and gate chosen together (preference kind; lexical gate)":
+        FitVariant(fit_more=True, route=ROUTE_LEXICAL,
+                   deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+                   shift_with_gate=True),
+    "shipped + dense to deposit and gate chosen together (preference kind; every-agreement gate)":
+        FitVariant(fit_more=True, route=ROUTE_EVERY,
+                   deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+                   shift_with_gate=True),
     "shipped + dense to deposit chosen (after the route)": FitVariant(
         fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
         shift_after_route=True),
@@ -157,8 +172,9 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     # without one that kept it would be judged with the shipped gate in it
     base = Setting(HYBRID.model_copy(update={"channels": channels, "route": None}))
     # variants that differ only in what follows the weights share their fit
-    key = (replace(variant, route=(), route_shares=(), secondary_shares=()), tuple(ks),
-           train.tobytes())
+    key = (replace(variant, route=(), route_shares=(), secondary_shares=(), deposit_shifts=(),
+                   deposit_kinds=(), shift_after_route=False, reshare_after_shift=False,
+                   shift_with_gate=False), tuple(ks), train.tobytes())
     if key not in scorer.fits:
         scorer.fits[key] = fit_fusion(
             scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
@@ -168,6 +184,9 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
                                          for share in variant.secondary_shares])
+    if variant.deposit_shifts and variant.shift_with_gate:
+        return shift_with_gate(scorer, config, train, variant.deposit_shifts,
+                               variant.deposit_kinds, variant.route, variant.route_shares)
     if variant.deposit_shifts and not variant.shift_after_route:
         config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
                                   variant.deposit_kinds)
@@ -192,15 +211,35 @@ def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
             continue
-        options = []
-        for share in shifts:
-            table = dict(config.kind_weights[kind])
-            moved = share * table.get("dense", 0.0)
-            table["dense"] = round(table.get("dense", 0.0) - moved, 3)
-            table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
-            options.append(config.model_copy(update={
-                "kind_weights": {**config.kind_weights, kind: table}}))
-        config = best_on(scorer, train, options)
+        config = best_on(scorer, train, [dense_moved(config, kind, share) for share in shifts])
+    return config
+
+
+def dense_moved(config: RecallConfig, kind, share: float) -> RecallConfig:
+    """``config`` with ``share`` of ``kind``'s dense weight moved to deposit."""
+    table = dict(config.kind_weights[kind])
+    moved = share * table.get("dense", 0.0)
+    table["dense"] = round(table.get("dense", 0.0) - moved, 3)
+    table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
+    return config.model_copy(update={"kind_weights": {**config.kind_weights, kind: table}})
+
+
+def shift_with_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
+                    shifts: tuple[float, ...], kinds: tuple[str, ...],
+                    features: tuple[str, ...], shares: tuple[float, ...]) -> RecallConfig:
+    """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
+    its dense weight moved to deposit chosen together with the route gate: for every
+    shift a gate fitted on the moved tables (`fit_route`: its share, or no gate, chosen
+    there), then the shift whose pair scores best on ``train`` (the first wins ties).
+    The gate is fitted on the tables it will route to, not on tables the shift
+    replaces afterwards."""
+    for kind in sorted(config.kind_weights):
+        if kinds and kind not in kinds:
+            continue
+        config = best_on(scorer, train, [
+            fit_route(scorer, dense_moved(config.model_copy(update={"route": None}), kind,
+                                          share), train, features, shares)
+            for share in shifts])
     return config
 
 
