@@ -145,6 +145,13 @@ FIT_VARIANTS: dict[str, FitVariant] = {
         FitVariant(fit_more=True, route=ROUTE_EVERY,
                    deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
                    shift_with_gate=True),
+    # the loss by metric (recall_any questions: the soft minimum over their relevant
+    # memories, the loss nearest recall_any@5 the fit has) with the shift and the gate
+    "shipped + metric loss (soft min) + dense to deposit and gate chosen together "
+    "(preference kind)": FitVariant(
+        fit_more=True, metric_focus=True, any_focus=-1.0, route=ROUTE_NEAREST,
+        deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+        shift_with_gate=True),
     # the gate's labels replayed at the share it will route with, a gate per share
     "shipped + route (nearest; gate fitted per share)": FitVariant(
         fit_more=True, route=ROUTE_NEAREST, gate_per_share=True),
