@@ -28,6 +28,7 @@ from graphmem.evaluation.crossval import fold_table, objective, verdict
 from graphmem.evaluation.knobs import RRF_K_GRID, Setting
 from graphmem.evaluation.route_fit import ALWAYS, fit_gate, route_examples
 from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, may_route, weights_for
+from graphmem.retrieval.route import RouteGate
 
 #: channels added after the first fit: second-hop search (hop, hop_dense), WordNet
 #: category members (kinds), dense over whole deposits (deposit), one hit per day (spread)
@@ -50,12 +51,18 @@ class FitVariant:
     # training folds after the weights, its share chosen there from ``route_shares``
     route: tuple[str, ...] = ()
     route_shares: tuple[float, ...] = (0.5, 0.75, 1.0)
+    # the gate's labels replayed at each share it may take (a gate fitted per share),
+    # not at the full target weights with the share chosen afterwards
+    gate_per_share: bool = False
     # per kind, the share of its fitted dense weight moved to deposit (dense over whole
     # deposits), chosen on the training folds from these (0 first: it wins ties); empty:
     # none moved
     deposit_shifts: tuple[float, ...] = ()
     deposit_kinds: tuple[str, ...] = ()  # the kinds whose shift is chosen (empty: every kind)
     shift_after_route: bool = False  # the shift chosen with the route gate already fitted
+    # each shift's gate fitted on its moved tables and the shift and the gate's share
+    # (or no gate) chosen together on the training folds (needs ``route``)
+    shift_with_gate: bool = False
     reshare_after_shift: bool = False  # then the gate's share chosen again (or no gate)
     # the mixing of secondary kinds chosen on the training folds from these (the first,
     # the shipped 0.5, wins ties); empty: the shipped 0.5
@@ -126,6 +133,32 @@ FIT_VARIANTS: dict[str, FitVariant] = {
         FitVariant(fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
                    deposit_kinds=("preference",), shift_after_route=True,
                    reshare_after_shift=True),
+    # the shift and the gate chosen together: each shift's gate fitted on its moved tables
+    "shipped + dense to deposit and gate chosen together (preference kind)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
+        deposit_kinds=("preference",), shift_with_gate=True),
+    "shipped + dense to deposit and gate chosen together (preference kind; lexical gate)":
+        FitVariant(fit_more=True, route=ROUTE_LEXICAL,
+                   deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+                   shift_with_gate=True),
+    "shipped + dense to deposit and gate chosen together (preference kind; every-agreement gate)":
+        FitVariant(fit_more=True, route=ROUTE_EVERY,
+                   deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+                   shift_with_gate=True),
+    # the loss by metric (recall_any questions: the soft minimum over their relevant
+    # memories, the loss nearest recall_any@5 the fit has) with the shift and the gate
+    "shipped + metric loss (soft min) + dense to deposit and gate chosen together "
+    "(preference kind)": FitVariant(
+        fit_more=True, metric_focus=True, any_focus=-1.0, route=ROUTE_NEAREST,
+        deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+        shift_with_gate=True),
+    # the gate's labels replayed at the share it will route with, a gate per share
+    "shipped + route (nearest; gate fitted per share)": FitVariant(
+        fit_more=True, route=ROUTE_NEAREST, gate_per_share=True),
+    "shipped + dense to deposit and gate chosen together (preference kind; gate per share)":
+        FitVariant(fit_more=True, route=ROUTE_NEAREST,
+                   deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0), deposit_kinds=("preference",),
+                   shift_with_gate=True, gate_per_share=True),
     "shipped + dense to deposit chosen (after the route)": FitVariant(
         fit_more=True, route=ROUTE_NEAREST, deposit_shifts=(0.0, 0.25, 0.5, 0.75, 1.0),
         shift_after_route=True),
@@ -157,8 +190,10 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     # without one that kept it would be judged with the shipped gate in it
     base = Setting(HYBRID.model_copy(update={"channels": channels, "route": None}))
     # variants that differ only in what follows the weights share their fit
-    key = (replace(variant, route=(), route_shares=(), secondary_shares=()), tuple(ks),
-           train.tobytes())
+    key = (replace(variant, route=(), route_shares=(), gate_per_share=False,
+                   secondary_shares=(), deposit_shifts=(), deposit_kinds=(),
+                   shift_after_route=False, reshare_after_shift=False, shift_with_gate=False),
+           tuple(ks), train.tobytes())
     if key not in scorer.fits:
         scorer.fits[key] = fit_fusion(
             scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
@@ -168,11 +203,16 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
                                          for share in variant.secondary_shares])
+    if variant.deposit_shifts and variant.shift_with_gate:
+        return shift_with_gate(scorer, config, train, variant.deposit_shifts,
+                               variant.deposit_kinds, variant.route, variant.route_shares,
+                               variant.gate_per_share)
     if variant.deposit_shifts and not variant.shift_after_route:
         config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
                                   variant.deposit_kinds)
     if variant.route:
-        config = fit_route(scorer, config, train, variant.route, variant.route_shares)
+        config = fit_route(scorer, config, train, variant.route, variant.route_shares,
+                           variant.gate_per_share)
     if variant.deposit_shifts and variant.shift_after_route:
         config = shift_to_deposit(scorer, config, train, variant.deposit_shifts,
                                   variant.deposit_kinds)
@@ -192,15 +232,36 @@ def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
             continue
-        options = []
-        for share in shifts:
-            table = dict(config.kind_weights[kind])
-            moved = share * table.get("dense", 0.0)
-            table["dense"] = round(table.get("dense", 0.0) - moved, 3)
-            table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
-            options.append(config.model_copy(update={
-                "kind_weights": {**config.kind_weights, kind: table}}))
-        config = best_on(scorer, train, options)
+        config = best_on(scorer, train, [dense_moved(config, kind, share) for share in shifts])
+    return config
+
+
+def dense_moved(config: RecallConfig, kind, share: float) -> RecallConfig:
+    """``config`` with ``share`` of ``kind``'s dense weight moved to deposit."""
+    table = dict(config.kind_weights[kind])
+    moved = share * table.get("dense", 0.0)
+    table["dense"] = round(table.get("dense", 0.0) - moved, 3)
+    table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
+    return config.model_copy(update={"kind_weights": {**config.kind_weights, kind: table}})
+
+
+def shift_with_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
+                    shifts: tuple[float, ...], kinds: tuple[str, ...],
+                    features: tuple[str, ...], shares: tuple[float, ...],
+                    per_share: bool = False) -> RecallConfig:
+    """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
+    its dense weight moved to deposit chosen together with the route gate: for every
+    shift a gate fitted on the moved tables (`fit_route`: its share, or no gate, chosen
+    there), then the shift whose pair scores best on ``train`` (the first wins ties).
+    The gate is fitted on the tables it will route to, not on tables the shift
+    replaces afterwards."""
+    for kind in sorted(config.kind_weights):
+        if kinds and kind not in kinds:
+            continue
+        config = best_on(scorer, train, [
+            fit_route(scorer, dense_moved(config.model_copy(update={"route": None}), kind,
+                                          share), train, features, shares, per_share)
+            for share in shifts])
     return config
 
 
@@ -216,12 +277,26 @@ def best_on(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig]) -> R
 
 
 def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-              features: tuple[str, ...], shares: tuple[float, ...]) -> RecallConfig:
-    """``config`` with a route gate fitted on ``train`` (`route_fit.fit_gate`): labels
-    from replaying each eligible question under its kind's weights and under the target
-    kind's; the share chosen on ``train`` from ``shares``, against no gate (which wins
-    ties)."""
-    with_all = config.model_copy(update={"route": ALWAYS})
+              features: tuple[str, ...], shares: tuple[float, ...],
+              per_share: bool = False) -> RecallConfig:
+    """``config`` with a route gate fitted on ``train`` (`fitted_gate`), its share chosen
+    on ``train`` from ``shares``, against no gate (which wins ties). ``per_share``: a
+    gate fitted for each share (its labels replayed at that share), else one gate fitted
+    at the full target weights, given each share in turn."""
+    if per_share:
+        gates = [fitted_gate(scorer, config, train, features, share) for share in shares]
+    else:
+        gate = fitted_gate(scorer, config, train, features, 1.0)
+        gates = [gate.model_copy(update={"share": share}) for share in shares]
+    return best_on(scorer, train, [config, *(config.model_copy(update={"route": g})
+                                             for g in gates)])
+
+
+def fitted_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
+                features: tuple[str, ...], share: float) -> RouteGate:
+    """A route gate (`route_fit.fit_gate`) fitted on ``train``: labels from replaying
+    each eligible question under its kind's weights and routed at ``share``."""
+    with_all = config.model_copy(update={"route": ALWAYS.model_copy(update={"share": share})})
     kind_scores = scorer.setting(Setting(config))
     target_scores = scorer.setting(Setting(with_all))
     classes = [q.captured.query_class() for _, q in scorer.questions]
@@ -231,9 +306,7 @@ def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
     x = np.array([list(route_features_of(q.captured, with_all, c, features).values())
                   if e else [0.0] * len(features)
                   for (_, q), c, e in zip(scorer.questions, classes, mask)])
-    gate = fit_gate(x[mask], y[mask], weight[mask], features)
-    return best_on(scorer, train, [config, *(config.model_copy(update={
-        "route": gate.model_copy(update={"share": share})}) for share in shares)])
+    return fit_gate(x[mask], y[mask], weight[mask], features, share=share)
 
 
 def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks
