@@ -101,9 +101,9 @@ class VectorSearch:
     def nearest_exact(self, vector: np.ndarray, k: int,
                       rows: np.ndarray | None = None) -> list[tuple[str, float]]:
         """`nearest` by scoring every row (of ``rows``): exact cosines, in single
-        precision. (A half-precision copy scanned first, then the best rescored, cost
-        more on this machine than the single-precision product it was to halve:
-        `benchmarks/scan_bench.py`.)"""
+        precision, on one thread. (A half-precision copy scanned first, then the best
+        rescored, cost more a core for small scopes and whole views and less only for
+        scattered scopes of 20,000-50,000 rows: `benchmarks/scan_bench.py`.)"""
         n = len(self._ids)
         if n == 0 or k <= 0 or (rows is not None and len(rows) == 0):
             return []
@@ -132,9 +132,9 @@ class VectorSearch:
 
 #: an exact scan of a scope of more than this share of the view's rows scores every row
 #: in one contiguous pass and picks the scope's out: gathering scattered rows first costs
-#: about five times as much a row (`benchmarks/scan_bench.py`: a scope of a fifth of
-#: 50,000 or 100,000 rows costs about as much either way)
-WHOLE_SCAN_SHARE = 0.2
+#: about five times as much a row (`benchmarks/scan_bench.py`: the two cost the same
+#: for a scope of between a fifth and two fifths of 50,000 or 100,000 rows)
+WHOLE_SCAN_SHARE = 1 / 3
 #: a search of at most this many rows scans them all, even in a view with inverted lists
 IVF_SCOPE_MIN = 50_000
 #: candidates beyond k that the index passes to the exact rescoring (chosen with
