@@ -81,7 +81,7 @@ class IdList(Sequence[str]):
     def at(self, rows: Iterable[int]) -> Iterator[str]:
         """The items at ``rows`` (non-negative, each less than the length), in their
         order: the tuple's own look-up for most, not `__getitem__`'s (an agent's hundred
-        thousand ids at a million memories: 8 ms against 60)."""
+        thousand of a million: 32 ms against 40, the rest being the dict they go into)."""
         base, tail = self._base, self._tail
         n = len(base)
         return (base[i] if i < n else tail[i - n] for i in rows) if tail else \

@@ -462,7 +462,7 @@ class NamespaceView(VectorSearch):
         """The ids ``agent`` owns, to keep in step with its rows; in a restored view, only
         if they were made (read) since loading: the others are made from the owned rows
         when first read, as they are then (an agent's hundred thousand ids at a million
-        memories cost 50-70 ms to make, on its first write in the process)."""
+        memories cost 40-60 ms to make, on its first write in the process)."""
         made = getattr(self._owned_ids, "made", None)
         return self._owned_ids[agent] if made is None else made(agent)
 
@@ -478,7 +478,7 @@ class _OwnedIds(AbstractSet[str]):
     """The ids an agent owns in a restored view that has not made them yet: counted off
     its owned rows, made (`NamespaceView._owned_ids`) only when asked whether they hold
     an id, or listed. A recall asks most often only whether there are any, or how many:
-    making an agent's hundred thousand ids at a million memories cost 30-60 ms, on its
+    making an agent's hundred thousand ids at a million memories cost 40-60 ms, on its
     first recall in the process."""
 
     __slots__ = ("_view", "_agent", "_ids")
