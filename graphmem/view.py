@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from bisect import insort
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
 from graphmem.untraced import IdList, id_set, row_list
-from graphmem.view_rows import NO_TIME, RowColumns
+from graphmem.view_rows import NO_TIME, OwnedIds, RowColumns
 from graphmem.view_search import VectorSearch
 
 
@@ -451,10 +451,10 @@ class NamespaceView(VectorSearch):
     def owned_ids(self, agent: str) -> AbstractSet[str]:
         """Ids of the memories ``agent`` owns (forgotten ones included); read-only, and
         live: it follows the view as it syncs. In a restored view they are made when
-        first asked whether they hold an id, or listed (`_OwnedIds`)."""
+        first asked whether they hold an id, or listed (`view_rows.OwnedIds`)."""
         made = getattr(self._owned_ids, "made", None)
         if made is not None and agent in self._owned_ids and made(agent) is None:
-            return _OwnedIds(self, agent)
+            return OwnedIds(self._owned, self._owned_ids, agent)
         owned = self._owned_ids.get(agent)
         return _NOTHING if owned is None else owned.keys()
 
@@ -471,39 +471,8 @@ class NamespaceView(VectorSearch):
         return record is not None and agent in record.owners
 
 _NOTHING: frozenset[str] = frozenset()
-_T = TypeVar("_T")
 
 
-class _OwnedIds(AbstractSet[str]):
-    """The ids an agent owns in a restored view that has not made them yet: counted off
-    its owned rows, made (`NamespaceView._owned_ids`) only when asked whether they hold
-    an id, or listed. A recall asks most often only whether there are any, or how many:
-    making an agent's hundred thousand ids at a million memories cost 40-60 ms, on its
-    first recall in the process."""
-
-    __slots__ = ("_view", "_agent", "_ids")
-
-    def __init__(self, view: NamespaceView, agent: str) -> None:
-        self._view, self._agent = view, agent
-        self._ids: AbstractSet[str] | None = None
-
-    def _made(self) -> AbstractSet[str]:
-        if self._ids is None:
-            self._ids = self._view._owned_ids[self._agent].keys()
-        return self._ids
-
-    def __len__(self) -> int:
-        return len(self._view._owned.get(self._agent, ()))
-
-    def __contains__(self, memory_id: object) -> bool:
-        return memory_id in self._made()
-
-    def __iter__(self):
-        return iter(self._made())
-
-    @classmethod
-    def _from_iterable(cls, items: Iterable[_T]) -> AbstractSet[_T]:
-        return set(items)  # what `&` and `|` give, as a dict's keys give
 
 def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     grown = np.zeros((2 * len(matrix), matrix.shape[1]), dtype=matrix.dtype)
