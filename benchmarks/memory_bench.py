@@ -35,6 +35,7 @@ import argparse
 import gc
 import json
 import random
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -213,6 +214,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             gc.freeze()
             stop_freezing = freeze_survivors()
         collections, forks, garbage = FullCollections(), ServerForks(g), IndexGarbage(g)
+        faults = {"remember": FaultCount(), "recall": FaultCount(), "list": FaultCount()}
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
             t = time.perf_counter()
@@ -221,19 +223,22 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             t = time.perf_counter()
             g.cypher("RETURN 1 AS one")
             ping_ms.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
+            t, before = time.perf_counter(), majflt()
             result = g.remember(rng.choice(AGENTS), fresh, witnesses=rng.sample(AGENTS, 0), ns=ns)
             remember_ms.append((time.perf_counter() - t) * 1000)
+            faults["remember"].add(majflt() - before)
             merged += sum(a.action == "merged" for a in result.atoms)
             query = f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?"
-            t = time.perf_counter()
+            t, before = time.perf_counter(), majflt()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             recall_ms.append((time.perf_counter() - t) * 1000)
+            faults["recall"].add(majflt() - before)
             # a list question about one agent (the multi-hop kind: its channels and weights)
             query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
-            t = time.perf_counter()
+            t, before = time.perf_counter(), majflt()
             g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
             listing_ms.append((time.perf_counter() - t) * 1000)
+            faults["list"].add(majflt() - before)
             if preferences:  # a question for a recommendation: the profile channel's kind
                 first, second = rng.sample(THINGS, 2)
                 query = f"Would you suggest {first} or {second} for me?"
@@ -280,6 +285,12 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # the server's forks during the operations (its index garbage collection):
             # each stalls the writes in flight (the tail of remember)
             "server_forks": server_forks,
+            # pages this process read from disk during the timed operations (a major
+            # fault: a page of a mapped snapshot file, or of a library, that was not in
+            # memory; a host that pages out what has not been touched for a while makes
+            # them after an idle minute)
+            "major_faults": {op: {"ops_with": c.ops_with, "pages": c.pages}
+                             for op, c in faults.items()},
             # which indexes made the garbage, and which ones the forks collected
             "index_garbage": index_garbage,
             # each op's p95 over the baseline's, run by run: what compares two builds
@@ -376,6 +387,23 @@ class FullCollections:
         return sum(len(gc.get_referents(o)) for o in gc.get_objects())
 
 
+class FaultCount:
+    """The major page faults of one kind of operation: how many operations had any,
+    and how many pages they read."""
+
+    def __init__(self) -> None:
+        self.ops_with = self.pages = 0
+
+    def add(self, pages: int) -> None:
+        self.ops_with += pages > 0
+        self.pages += pages
+
+
+def majflt() -> int:
+    """This process's major page faults so far (pages read from disk on touch)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_majflt
+
+
 def ready_index(g: MemoryGraph, ns: str) -> float:
     """Seconds until the view's vector index is ready (trained on a thread once the view
     is past `graphmem.vector_index.IVF_ABOVE`; searches scan exactly meanwhile): the
@@ -468,7 +496,9 @@ def main() -> None:
               f"{r['first_read']} {r['view_sync_s']} s, {r['merged']} of {r['ops']} "
               "deposits merged, "
               f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}, "
-              f"recall p95 / embed p95 = {r['recall_p95_over_embed_p95']}")
+              f"recall p95 / embed p95 = {r['recall_p95_over_embed_p95']}; major page "
+              f"faults: " + ", ".join(f"{op} {c['pages']} in {c['ops_with']} operations"
+                                      for op, c in r["major_faults"].items()))
         for op in ("remember", "recall"):
             for w in r.get(f"{op}_by_window", []):
                 print(f"  {op} after {w['ops']} operations: p50 {w['p50']} ms, "
