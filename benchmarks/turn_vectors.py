@@ -132,10 +132,11 @@ def add_rankings(captured, unit, turns, turn_vectors, memories_of,
     return turns[order[0]].speaker in named if len(named) == 1 else None
 
 
-def alone(units) -> str:
-    """Each channel alone: LoCoMo recall_all@10 per category, PrefEval recall_any@5."""
+def alone(units, channels: tuple[str, ...] = ("dense", "speaker", "deposit", *SIMULATED)
+          ) -> str:
+    """Each of ``channels`` alone: LoCoMo recall_all@10 per category, PrefEval
+    recall_any@5."""
     scores: dict[tuple[str, str], list[float]] = defaultdict(list)
-    channels = ("dense", "speaker", "deposit", *SIMULATED)
     for unit in units:
         for q in unit.questions:
             column = f"locomo {q.category}" if q.dataset == "locomo" else q.dataset
@@ -153,20 +154,23 @@ def alone(units) -> str:
     return "\n".join(lines)
 
 
-def judge(units, ks: tuple[int, ...], tolerate_mismatch: bool = False) -> dict:
-    """The fitted fusion with the simulated channels, judged against the shipped procedure
-    (fitted without them)."""
+def judge(units, ks: tuple[int, ...], tolerate_mismatch: bool = False,
+          simulated: tuple[str, ...] = SIMULATED,
+          variants: dict[str, tuple[str, ...]] = VARIANTS) -> dict:
+    """The fitted fusion with the ``simulated`` channels, judged against the shipped
+    procedure (fitted without them); ``variants``: name -> the simulated (or other)
+    channels it leaves out."""
     # the simulated channels are not registered: the fit and the mixing of kinds read the
     # channel list from these two names
-    recall_config.CHANNELS = (*recall_config.CHANNELS, *SIMULATED)
+    recall_config.CHANNELS = (*recall_config.CHANNELS, *simulated)
     cv_fitted.HYBRID = cv_fitted.HYBRID.model_copy(
-        update={"channels": (*cv_fitted.HYBRID.channels, *SIMULATED)})
+        update={"channels": (*cv_fitted.HYBRID.channels, *simulated)})
     shipped = cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED]
     cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED] = replace(
-        shipped, left_out=(*shipped.left_out, *SIMULATED))
-    for name, left_out in VARIANTS.items():
+        shipped, left_out=(*shipped.left_out, *simulated))
+    for name, left_out in variants.items():
         cv_fitted.FIT_VARIANTS[name] = replace(shipped, left_out=(*shipped.left_out, *left_out))
-    return cv_fitted.run_fitted(units, ks=ks, variants=list(VARIANTS),
+    return cv_fitted.run_fitted(units, ks=ks, variants=list(variants),
                                 tolerate_mismatch=tolerate_mismatch)
 
 

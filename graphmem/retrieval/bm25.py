@@ -180,6 +180,22 @@ class BM25Index:
         Documents sharing no term with the query are never returned. Ties are broken by
         insertion order, so results are deterministic.
         """
+        return self._search(_count(self._tokenize(query)), k, allowed, rows, plus, minus)
+
+    def search_terms(
+        self, weights: Mapping[str, float], k: int = 10,
+        allowed: Collection[str] | None = None, rows: np.ndarray | None = None,
+    ) -> list[tuple[str, float]]:
+        """As `search`, for terms (as the tokenizer makes them) each given a weight: a
+        term's BM25 score counts ``weight`` times, where `search` counts it as often as
+        the query repeats it (a term weighted 2 scores as that term written twice).
+        Terms weighted 0 or less are left out."""
+        kept = {term: float(w) for term, w in weights.items() if w > 0}
+        return self._search(kept, k, allowed, rows, (), ())
+
+    def _search(self, weights: Mapping[str, float], k: int,
+                allowed: Collection[str] | None, rows: np.ndarray | None,
+                plus: Iterable[str], minus: Iterable[str]) -> list[tuple[str, float]]:
         if k <= 0:
             raise InvalidInput(f"k must be a positive number of results, got {k}")
         if allowed is not None and rows is not None:
@@ -188,7 +204,7 @@ class BM25Index:
         if not self._slot_of:
             return []
         within = None if rows is None else self._admitted(rows, plus, minus)
-        slots, scores = self._score(self._tokenize(query), within)
+        slots, scores = self._score(weights, within)
         if slots.size == 0:
             return []
         if allowed is not None:
@@ -242,14 +258,15 @@ class BM25Index:
                     break
         return found
 
-    def _score(self, query_terms: list[str],
+    def _score(self, weights: Mapping[str, float],
                within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Slots that match any query term (among those ``within`` admits, a mask by slot,
-        if given), and their BM25 scores."""
+        """Slots that match any query term (``weights``: each term's count in the query,
+        or its weight; among those ``within`` admits, a mask by slot, if given), and their
+        BM25 scores."""
         n = len(self._slot_of)
         avg_length = self._total_length / n if self._total_length > 0 else 1.0
         parts_slots, parts_scores = [], []
-        for term, query_tf in _count(query_terms).items():
+        for term, query_tf in weights.items():
             postings = self._postings.get(term)
             df = self._df.get(term, 0)
             if postings is None or df == 0:

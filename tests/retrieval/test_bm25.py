@@ -52,6 +52,35 @@ def test_scores_match_the_reference_definition(docs, query):
         assert got[doc_id] == pytest.approx(score)
 
 
+@given(corpora, st.dictionaries(st.sampled_from(WORDS), st.floats(-1.0, 3.0), max_size=6))
+def test_weighted_terms_score_each_term_times_its_weight(docs, weights):
+    """search_terms: each term's score as one query word's, times its weight; a weight of
+    0 or less leaves the term out."""
+    index = build(docs)
+    terms: dict[str, float] = {}
+    for word, weight in weights.items():  # two words with one stem: the last weight counts
+        terms[tokenize(word)[0]] = weight
+    want: dict[str, float] = {}
+    for term, weight in terms.items():
+        if weight <= 0:
+            continue
+        for doc_id, score in index.search(term, k=len(docs)):
+            want[doc_id] = want.get(doc_id, 0.0) + weight * score
+    got = dict(index.search_terms(terms, k=len(docs)))
+    assert got.keys() == {d for d, s in want.items() if s > 0}
+    for doc_id, score in got.items():
+        assert score == pytest.approx(want[doc_id])
+
+
+@given(corpora, texts)
+def test_weighted_terms_with_their_counts_are_the_text_search(docs, query):
+    index = build(docs)
+    counts: dict[str, float] = {}
+    for term in tokenize(query):
+        counts[term] = counts.get(term, 0) + 1
+    assert index.search_terms(counts, k=len(docs)) == index.search(query, k=len(docs))
+
+
 @given(corpora, texts, st.integers(1, 30))
 def test_results_are_sorted_deterministic_and_capped(docs, query, k):
     index = build(docs)
