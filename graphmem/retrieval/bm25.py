@@ -386,13 +386,15 @@ SPARSE_SHARE = 16
 
 def _summed(parts_slots: list[np.ndarray], parts_scores: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Each slot that occurs in the postings, ascending, with its term scores summed in
-    term order (the order ``np.bincount`` adds them in)."""
+    term order, one after another, as ``np.bincount`` adds them over an array as long as
+    the index: the same sums to the last bit, whichever way a search takes
+    (``np.add.reduceat`` sums a run pairwise, and differed in the last bit)."""
     slots = np.concatenate(parts_slots)
     scores = np.concatenate(parts_scores)
     order = np.argsort(slots, kind="stable")  # runs of sorted postings: a merge
     slots, scores = slots[order], scores[order]
-    starts = np.flatnonzero(np.concatenate(([True], slots[1:] != slots[:-1])))
-    return slots[starts], np.add.reduceat(scores, starts)
+    first = np.concatenate(([True], slots[1:] != slots[:-1]))
+    return slots[first], np.bincount(np.cumsum(first) - 1, weights=scores)
 
 
 def _count(terms: list[str]) -> dict[str, int]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _top_order
+from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _summed, _top_order
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
@@ -308,3 +308,38 @@ def test_the_top_k_is_the_full_sorts_head_whether_the_cut_is_sampled_or_not(
     slots = np.sort(rng.choice(10 * size, size, replace=False))
     expected = np.lexsort((slots, -scores))[:k]
     assert _top_order(scores, slots, k).tolist() == expected.tolist()
+
+
+@given(st.lists(st.dictionaries(st.integers(0, 40), st.floats(0.001, 50), min_size=1),
+                min_size=1, max_size=8))
+def test_sums_over_the_postings_equal_the_sums_over_an_array_to_the_last_bit(terms):
+    """The two ways `_score` adds a document's term scores (over its postings when they
+    are few, over an array as long as the index otherwise) give the same floats, so a
+    document scores the same whichever way its search took."""
+    parts_slots = [np.array(sorted(t), dtype=np.int64) for t in terms]
+    parts_scores = [np.array([t[s] for s in sorted(t)]) for t in terms]
+    slots, sums = _summed(parts_slots, parts_scores)
+    dense = np.bincount(np.concatenate(parts_slots), weights=np.concatenate(parts_scores))
+    assert slots.tolist() == np.flatnonzero(dense).tolist()
+    assert sums.tolist() == dense[slots].tolist()
+
+
+#: a few words most documents hold and many each few hold: a search among one document
+#: sums its few postings; the same document among all of them, over an array
+SKEWED = st.lists(st.tuples(st.lists(st.sampled_from(["harbour", "river", "market"]), min_size=1,
+                                     max_size=6),
+                            st.lists(st.sampled_from([f"rare{i}" for i in range(12)]), max_size=1)
+                            ).map(lambda t: " ".join(t[0] + t[1])), min_size=300, max_size=500)
+
+
+@settings(max_examples=30, deadline=None)
+@given(SKEWED, st.data())
+def test_a_document_scores_the_same_in_a_narrow_search_and_a_wide_one(docs, data):
+    index = BM25Index()
+    for i, text in enumerate(docs):
+        index.add(f"d{i}", text, i)
+    query = " ".join(["harbour", "river", "market", data.draw(st.sampled_from(docs))])
+    wide = dict(index.search(query, k=len(docs)))
+    for row in range(len(docs)):  # each document alone: its few postings summed
+        narrow = index.search(query, k=1, rows=np.array([row], dtype=np.int64))
+        assert all(wide[doc] == score for doc, score in narrow)
