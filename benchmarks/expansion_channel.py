@@ -69,10 +69,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cv_capture import _cache_path
-from cv_protocol import FORMS, also_units, plan_units
+from cv_protocol import also_units
 from multihop_candidates import content_words, unit_vectors
-from turn_vectors import DATA, DEPTH, EMBEDDED_KEPT, alone, judge
+from turn_vectors import DEPTH, EMBEDDED_KEPT, alone, judge, units_to_copy
 from graphmem.atomise import atomise
 from graphmem.embed import Embedder
 from graphmem.evaluation.captured import replay
@@ -195,19 +194,8 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
              checks: dict[str, list[float]]) -> int:
     """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
     the remade wordings' and cosines' agreement with the capture goes into ``checks``."""
-    every = ({"explicit": 10, "implicit-choice": 16, "implicit-persona": 32}
-             if distractors == 10 else dict.fromkeys(FORMS, 1))
-    plan = plan_units(DATA / "locomo" if distractors == 10 else None, DATA / "prefeval",
-                      every=every, distractors=distractors, seed=0)
-    if distractors == 10:  # the slice halfway between (`--other-half`) too
-        plan += plan_units(None, DATA / "prefeval", every=every, distractors=distractors,
-                           seed=0, other_half=True)
-    target.mkdir(parents=True, exist_ok=True)
     done = 0
-    for unit, dataset, _ in plan:
-        path = _cache_path(source, dataset, unit)
-        if not path.exists() or (target / path.name).exists():
-            continue
+    for unit, _, path in units_to_copy(source, target, distractors):
         started = time.perf_counter()
         captured_unit = pickle.loads(path.read_bytes())
         order = list(captured_unit.turns_of_memory)

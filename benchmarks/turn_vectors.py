@@ -62,11 +62,10 @@ VARIANTS = {"shipped + turn": ("speaker_turn",), "shipped + speaker_turn": ("tur
             "shipped, turn for dense, speaker_turn for speaker": ("dense", "speaker")}
 
 
-def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
-             nearest_named: dict[str, list[bool]]) -> int:
-    """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
-    per LoCoMo category, whether the turn nearest a question naming one agent is that
-    agent's goes into ``nearest_named``."""
+def units_to_copy(source: Path, target: Path, distractors: int):
+    """The units of the protocol's plan (at 10 distractors the other half's too) that
+    ``source`` holds a capture of and ``target`` does not yet: (unit, dataset, the
+    capture's path), ``target`` made if missing."""
     every = ({"explicit": 10, "implicit-choice": 16, "implicit-persona": 32}
              if distractors == 10 else dict.fromkeys(FORMS, 1))
     plan = plan_units(DATA / "locomo" if distractors == 10 else None, DATA / "prefeval",
@@ -75,11 +74,19 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
         plan += plan_units(None, DATA / "prefeval", every=every, distractors=distractors,
                            seed=0, other_half=True)
     target.mkdir(parents=True, exist_ok=True)
-    done = 0
     for unit, dataset, _ in plan:
         path = _cache_path(source, dataset, unit)
-        if not path.exists() or (target / path.name).exists():
-            continue
+        if path.exists() and not (target / path.name).exists():
+            yield unit, dataset, path
+
+
+def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
+             nearest_named: dict[str, list[bool]]) -> int:
+    """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
+    per LoCoMo category, whether the turn nearest a question naming one agent is that
+    agent's goes into ``nearest_named``."""
+    done = 0
+    for unit, dataset, path in units_to_copy(source, target, distractors):
         captured_unit = pickle.loads(path.read_bytes())
         turns = list(unit.turns)
         turn_vectors = embedder.embed([t.text for t in turns])
