@@ -285,11 +285,11 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # the server's forks during the operations (its index garbage collection):
             # each stalls the writes in flight (the tail of remember)
             "server_forks": server_forks,
-            # pages this process read from disk during the timed operations (a major
-            # fault: a page of a mapped snapshot file, or of a library, that was not in
-            # memory; a host that pages out what has not been touched for a while makes
-            # them after an idle minute)
-            "major_faults": {op: {"ops_with": c.ops_with, "pages": c.pages}
+            # this process's reads from disk on touch during the timed operations (major
+            # faults, each of a page or more: of a mapped snapshot file, or of a library,
+            # that was not in memory; a host that pages out what has not been touched for
+            # a while makes them after an idle minute)
+            "major_faults": {op: {"ops_with": c.ops_with, "faults": c.faults}
                              for op, c in faults.items()},
             # which indexes made the garbage, and which ones the forks collected
             "index_garbage": index_garbage,
@@ -389,18 +389,18 @@ class FullCollections:
 
 class FaultCount:
     """The major page faults of one kind of operation: how many operations had any,
-    and how many pages they read."""
+    and how many there were."""
 
     def __init__(self) -> None:
-        self.ops_with = self.pages = 0
+        self.ops_with = self.faults = 0
 
-    def add(self, pages: int) -> None:
-        self.ops_with += pages > 0
-        self.pages += pages
+    def add(self, faults: int) -> None:
+        self.ops_with += faults > 0
+        self.faults += faults
 
 
 def majflt() -> int:
-    """This process's major page faults so far (pages read from disk on touch)."""
+    """This process's major page faults so far (reads from disk on touch)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_majflt
 
 
@@ -497,7 +497,7 @@ def main() -> None:
               "deposits merged, "
               f"remember p95 / embed p95 = {r['remember_p95_over_embed_p95']}, "
               f"recall p95 / embed p95 = {r['recall_p95_over_embed_p95']}; major page "
-              f"faults: " + ", ".join(f"{op} {c['pages']} in {c['ops_with']} operations"
+              f"faults: " + ", ".join(f"{op} {c['faults']} in {c['ops_with']} operations"
                                       for op, c in r["major_faults"].items()))
         for op in ("remember", "recall"):
             for w in r.get(f"{op}_by_window", []):
