@@ -35,8 +35,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import (AGENTS, fill, percentile, rss_mb, settle,  # noqa: E402
+from memory_bench import (AGENTS, fill, percentile, settle,  # noqa: E402
                           statement, synthetic_vectors)
+from process_counters import rss_mb  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 

@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import AGENTS, fill, rss_mb, settle, statement  # noqa: E402
+from memory_bench import AGENTS, fill, settle, statement  # noqa: E402
+from process_counters import rss_mb  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 from graphmem import view_snapshot  # noqa: E402

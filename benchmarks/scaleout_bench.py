@@ -36,7 +36,8 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import AGENTS, fill, percentile, rss_mb, statement  # noqa: E402
+from memory_bench import AGENTS, fill, percentile, statement  # noqa: E402
+from process_counters import rss_mb  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 from graphmem.store.local_servers import local_server  # noqa: E402
