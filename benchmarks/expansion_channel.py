@@ -71,7 +71,8 @@ import numpy as np
 
 from cv_protocol import also_units
 from multihop_candidates import content_words, unit_vectors
-from turn_vectors import DEPTH, EMBEDDED_KEPT, alone, judge, units_to_copy
+from turn_vectors import (DEPTH, EMBEDDED_KEPT, alone, judge, memories_by_turn,
+                          units_to_copy)
 from graphmem.atomise import atomise
 from graphmem.embed import Embedder
 from graphmem.evaluation.captured import replay
@@ -102,10 +103,7 @@ VARIANTS = {"shipped + expand": _only("expand"),
 def memory_wordings(unit, turns_of_memory: dict[str, list[str]]) -> tuple[dict, int]:
     """Memory id -> its wordings (the first its own text), remade from the unit's turns;
     and how many turns did not align (their memories left over take the whole turn)."""
-    of_turn: dict[str, list[str]] = defaultdict(list)
-    for memory, turns in turns_of_memory.items():
-        for turn in turns:
-            of_turn[turn].append(memory)
+    of_turn = memories_by_turn(turns_of_memory)
     wordings: dict[str, list[str]] = {}
     misaligned = 0
     for turn in unit.turns:
@@ -203,7 +201,8 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
         checks["misaligned turns"].append(misaligned)
         names = {a.lower() for a in unit.agents}
         index = UnitIndex(wordings, order, names, embedder)
-        siblings = _siblings(captured_unit.turns_of_memory)
+        row = {m: i for i, m in enumerate(order)}  # creation order is view-row order
+        siblings = _siblings(captured_unit.turns_of_memory, row)
         agents = {a: a for a in unit.agents}
         for question in captured_unit.questions:
             captured = question.captured
@@ -215,7 +214,7 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
             captured.rankings["asked"] = index.search(index.asked(captured.text))
             asked = without_names(captured.text, agents) or captured.text
             complete(captured, [m for c in SIMULATED for m in captured.rankings[c]],
-                     order, wordings, siblings, embedder.embed([asked])[0], embedder, checks)
+                     row, wordings, siblings, embedder.embed([asked])[0], embedder, checks)
         (target / path.name).write_bytes(pickle.dumps(captured_unit))
         done += 1
         print(f"{path.name}: {len(order)} memories, {len(index.vocabulary)} words, "
@@ -224,23 +223,20 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
     return done
 
 
-def _siblings(turns_of_memory: dict[str, list[str]]) -> dict[str, list[str]]:
+def _siblings(turns_of_memory: dict[str, list[str]],
+              row: dict[str, int]) -> dict[str, list[str]]:
     """Memory id -> the other memories of its turns (its affiliated neighbours), in row
     order."""
-    of_turn: dict[str, list[str]] = defaultdict(list)
-    for memory, turns in turns_of_memory.items():
-        for turn in turns:
-            of_turn[turn].append(memory)
-    row = {m: i for i, m in enumerate(turns_of_memory)}
+    of_turn = memories_by_turn(turns_of_memory)
     return {m: sorted({x for t in turns for x in of_turn[t] if x != m}, key=row.__getitem__)
             for m, turns in turns_of_memory.items()}
 
 
-def complete(captured, ranked: list[str], order: list[str], wordings, siblings,
+def complete(captured, ranked: list[str], row: dict[str, int], wordings, siblings,
              question: np.ndarray, embedder: Embedder, checks) -> None:
     """Give the memories of ``ranked`` the capture does not know (and their affiliated
-    neighbours) what the replay reads of them: row, cosine and neighbours."""
-    row = {m: i for i, m in enumerate(order)}
+    neighbours) what the replay reads of them: row (``row``: each memory's view row),
+    cosine and neighbours."""
     known = [m for m in captured.rows if m in wordings][:20]
     if known:  # how well the remade wordings and cosines hold, on memories the capture has
         remade = unit_vectors(embedder, [wordings[m][0] for m in known])

@@ -80,6 +80,16 @@ def units_to_copy(source: Path, target: Path, distractors: int):
             yield unit, dataset, path
 
 
+def memories_by_turn(turns_of_memory: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Turn id -> the memories it produced, in creation order (a capture's
+    ``turns_of_memory`` turned round)."""
+    memories_of: dict[str, list[str]] = defaultdict(list)
+    for memory, produced_by in turns_of_memory.items():
+        for turn_id in produced_by:
+            memories_of[turn_id].append(memory)
+    return memories_of
+
+
 def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
              nearest_named: dict[str, list[bool]]) -> int:
     """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
@@ -90,10 +100,7 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
         captured_unit = pickle.loads(path.read_bytes())
         turns = list(unit.turns)
         turn_vectors = embedder.embed([t.text for t in turns])
-        memories_of: dict[str, list[str]] = defaultdict(list)
-        for memory, produced_by in captured_unit.turns_of_memory.items():
-            for turn_id in produced_by:
-                memories_of[turn_id].append(memory)
+        memories_of = memories_by_turn(captured_unit.turns_of_memory)
         for question in captured_unit.questions:
             named = add_rankings(question.captured, unit, turns, turn_vectors, memories_of,
                                  embedder)

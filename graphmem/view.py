@@ -473,7 +473,6 @@ class NamespaceView(VectorSearch):
 _NOTHING: frozenset[str] = frozenset()
 
 
-
 def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     grown = np.zeros((2 * len(matrix), matrix.shape[1]), dtype=matrix.dtype)
     grown[:n] = matrix[:n]
