@@ -117,6 +117,9 @@ FIT_VARIANTS: dict[str, FitVariant] = {
     # a question routed to the preference kind's weights by how its channels agree
     # (graphmem.retrieval.route), the gate fitted on the training folds
     "shipped + route (nearest)": FitVariant(fit_more=True, route=ROUTE_NEAREST),
+    # the same before the expand channel was built (graphmem.retrieval.channels.expand):
+    # the reference a build with it is judged against
+    "shipped without expand": FitVariant(("expand",), fit_more=True, route=ROUTE_NEAREST),
     "shipped + route (dense/BM25 agreement)": FitVariant(fit_more=True, route=ROUTE_LEXICAL),
     "shipped + route (every agreement)": FitVariant(fit_more=True, route=ROUTE_EVERY),
     # per kind, part of dense's weight moved to deposit (dense over whole deposits: a long

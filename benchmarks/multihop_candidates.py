@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -26,20 +25,15 @@ import numpy as np
 
 from graphmem.embed import Embedder
 from graphmem.ingestion.benchmarks.locomo import load_locomo
-from graphmem.retrieval.tokenize import STOPWORDS, tokenize
+from graphmem.retrieval.tokenize import tokenize
+from graphmem.retrieval.vocabulary import content_words
 
-WORD = re.compile(r"[a-z]+")
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
 
 
 def unit_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
     vectors = embedder.embed(texts)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-
-def content_words(text: str, names: set[str]) -> list[str]:
-    return [w for w in WORD.findall(text.lower())
-            if len(w) > 3 and w not in STOPWORDS and w not in names]
 
 
 def bm25(weights: dict[str, float], scope: list[int], terms: list[set[str]],

@@ -299,3 +299,56 @@ def test_a_snapshot_before_the_document_keys_is_upgraded_not_read_again(stored):
         rows = view.owned_rows(agent)
         assert text_index.search_words("bicycle Toronto tea", 3, rows=rows) == \
             live.search_words("bicycle Toronto tea", 3, set(view.owned_ids(agent))) != []
+
+
+def _expand_alone():
+    from graphmem.retrieval.config import HYBRID
+
+    return HYBRID.model_copy(update={
+        "classify": False, "channels": ("expand",), "weights": {"expand": 1.0},
+        "kind_weights": {k: {"expand": 1.0} for k in HYBRID.kind_weights}, "route": None})
+
+
+def test_the_vocabulary_is_saved_with_its_vectors_and_its_waiting_words(stored):
+    question = "Which trips and outdoor hobbies are there?"
+    before = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
+                                                 config=_expand_alone())]
+    stored.remember("ana", "Ana took up kayaking on weekends.", witnesses=["ben"], ns=NS)
+    _keep(stored)  # the new words not embedded yet: saved waiting
+    live = stored._views.text_index(NS).vocabulary
+    _, text_index = _restore(stored)
+    restored = text_index.vocabulary
+    assert restored.words == live.words and restored.waiting == live.waiting == \
+        ["took", "kayaking", "weekends"]
+    assert np.array_equal(restored.vectors, live.vectors) and len(live.vectors) > 10
+    stored._views._text_indexes[NS] = text_index
+    after = [h.memory_id for h in stored.recall("ana", question, k=5, ns=NS,
+                                                config=_expand_alone())]
+    assert not restored.waiting and "kayaking" in restored.words
+    assert set(before) <= set(after) and len(after) == 5
+
+
+def test_a_snapshot_before_the_vocabulary_is_upgraded_not_read_again(stored):
+    from graphmem.view_snapshot import columns
+
+    question = "Which trips and outdoor hobbies are there?"
+    live = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
+                                               config=_expand_alone())]
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    # as the release before the vocabulary wrote it: no vocabulary files, nor in the layout
+    for name in directory.glob(f"{columns.VOCABULARY_FILE}.*"):
+        name.unlink()
+    old = {**meta["layout"], "text_index": [a for a in meta["layout"]["text_index"]
+                                            if a != columns.VOCABULARY]}
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": old}))
+    view, text_index = _restore(stored)
+    vocabulary = text_index.vocabulary
+    assert not vocabulary.words and {"bicycle", "toronto", "camping"} <= set(vocabulary.waiting)
+    assert json.loads((directory / vs.META_FILE).read_text())["layout"] == meta["layout"]
+    stored._views._views[NS] = view
+    stored._views._text_indexes[NS] = text_index
+    again = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
+                                                config=_expand_alone())]
+    assert again == live and not vocabulary.waiting  # embedded by the first question

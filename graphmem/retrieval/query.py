@@ -12,6 +12,7 @@ import numpy as np
 
 from graphmem.retrieval.classify import QueryClass, classify_query
 from graphmem.retrieval.config import RecallConfig, weights_to_run
+from graphmem.retrieval.vocabulary import content_words
 from graphmem.text.annotate import query_entities, without_spans
 from graphmem.text.nlp import Parser
 from graphmem.text.temporal_query import TemporalIntent, temporal_query
@@ -24,6 +25,30 @@ SALIENCE_MIN_COUNT = 10
 #: the channels that read the agents a question names (the names are looked up only
 #: when one of them will run)
 _READ_SUBJECTS = ("speaker", "said", "kinds")
+#: the channels that read the question's content words without the agents' names
+_READ_ASKED = ("expand",)
+_NAME_WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class AskedWords:
+    """The question's content words, none of them an agent's name (`vocabulary.content_words`),
+    as the expand channel reads them: their vectors are computed on the embedder's
+    thread while the first channels rank; ``embed_soon`` also embeds the namespace's
+    words that are new since the last question."""
+
+    words: tuple[str, ...]
+    names: frozenset[str]  # the namespace's agents' ids and names, lowercase, and their words
+    embedding: Future[np.ndarray] | None
+    embed_soon: Callable[[Sequence[str]], Future[np.ndarray]]
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """A unit vector per word of ``words``."""
+        return self.embedding.result() if self.embedding is not None else np.zeros((0, 0))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_soon(texts).result()
 
 
 @dataclass(frozen=True)
@@ -39,6 +64,7 @@ class Query:
     intent: TemporalIntent | None = None
     subjects: list[str] = field(default_factory=list)  # agents the question names
     relation_text: str = ""  # the question without the names of its subjects
+    asked: AskedWords | None = None  # read by the expand channel (None: it will not run)
 
     @property
     def vector(self) -> np.ndarray:
@@ -67,11 +93,27 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
     weights = weights_to_run(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
-    names = (agent_names() if any(weights.get(c, 0) > 0 for c in _READ_SUBJECTS) else {})
+    names = (agent_names() if any(weights.get(c, 0) > 0 for c in (*_READ_SUBJECTS, *_READ_ASKED))
+             else {})
     subjects = named_agents(text, names)
+    asked = (asked_words(text, names, embed_soon)
+             if any(weights.get(c, 0) > 0 for c in _READ_ASKED) else None)
     return Query(text=text, embedding=embedded, entity_ids=salient, kind=kind,
                  intent=intent, subjects=subjects,
-                 relation_text=without_names(text, {a: names[a] for a in subjects}))
+                 relation_text=without_names(text, {a: names[a] for a in subjects}),
+                 asked=asked)
+
+
+def asked_words(text: str, names: Mapping[str, str],
+                embed_soon: Callable[[Sequence[str]], Future[np.ndarray]]) -> AskedWords:
+    """``text``'s content words less the agents' (id -> name) ids and names, their
+    embedding started."""
+    lowered = {s.lower() for pair in names.items() for s in pair}
+    every = frozenset(lowered | {w for s in lowered for w in _NAME_WORD.findall(s)})
+    words = tuple(dict.fromkeys(content_words(text, every)))
+    return AskedWords(words=words, names=every,
+                      embedding=embed_soon(list(words)) if words else None,
+                      embed_soon=embed_soon)
 
 
 def salient_entities(view: NamespaceView, agent: str, entity_ids: Sequence[str]) -> list[str]:

@@ -1,6 +1,7 @@
 """The text indexes that follow a namespace view: BM25 over every wording of a memory and
 the context it was deposited in, BM25 over the wordings alone (``words``: a long context
-cannot carry a memory there), and the set of memories that state a preference.
+cannot carry a memory there), the wordings' vocabulary (``vocabulary``, embedded word by
+word when a question needs it) and the set of memories that state a preference.
 
 A memory's context (what its deposit answered) belongs to that deposit's parties: once
 another agent's deposit is merged into the memory, each owner may search the wordings
@@ -23,6 +24,7 @@ import numpy as np
 from graphmem.errors import InvalidInput
 from graphmem.retrieval.bm25 import NO_KEY, BM25Index
 from graphmem.retrieval.preferences import states_preference
+from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.view import MemoryRecord, NamespaceView
 
 _ALT = "#"  # memory ids never contain it after the prefix; alt documents are "<id>#<n>"
@@ -38,6 +40,7 @@ class TextIndex:
     def __init__(self, view: NamespaceView) -> None:
         self.index = BM25Index()
         self.words = BM25Index()  # the wordings only, no context: shared by every owner
+        self.vocabulary = Vocabulary()  # the content words of `words`, embedded on use
         self.preferences: set[str] = set()
         # by view row: whether the memory there is in `preferences` (`preference_rows`)
         self._preferring = np.zeros(0, dtype=bool)
@@ -60,6 +63,7 @@ class TextIndex:
                 self.words.remove(record.id)
             self.words.add(record.id, " ".join(words), record.row)
             self._words_of[record.id] = words
+            self.vocabulary.note(words)
         others = sorted({c for c in record.owner_contexts.values() if c != record.context},
                         key=lambda c: c or "")
         alt_ids = [f"{record.id}{_ALT}{n}" for n in range(1, len(others) + 1)]

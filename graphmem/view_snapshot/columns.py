@@ -17,6 +17,7 @@ Imports graphmem.view and graphmem.retrieval; used only by graphmem.view_snapsho
 from __future__ import annotations
 
 import json
+import os
 from array import array
 from collections import OrderedDict
 from dataclasses import fields
@@ -28,6 +29,7 @@ import numpy as np
 from graphmem.retrieval.bm25 import NO_KEY, NO_SLOT, BM25Index, _Postings
 from graphmem.retrieval.text_index import DERIVED as TEXT_DERIVED, TextIndex
 from graphmem.retrieval.tokenize import tokenize
+from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.vector_index import CoarseIndex
 from graphmem.untraced import IdList, id_set, row_list
 from graphmem.view import MemoryRecord, NamespaceView
@@ -77,6 +79,9 @@ VIEW_DERIVED = ("_ids", "_owned_ids", "_coarse", "_training", "_positions")
 VIEW_UNSAVED = ("_listeners", "_matrix", "_owned_cache", "_asserted_cache",
                 "_rows_removed", "_saved_sibling_rows")
 BM25_INDEXES = ("index", "words")
+#: the text index's vocabulary (`graphmem.retrieval.vocabulary`): saved in files of its
+#: own (``text.vocabulary.json`` and ``.npy``), never in the pickle
+VOCABULARY, VOCABULARY_FILE = "vocabulary", "text.vocabulary"
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 #: the records' AFFILIATED siblings by row (`_sibling_columns`)
 SIBLING_FILES = ("view.siblings.off.npy", "view.siblings.rows.npy", "view.siblings.unheld.json")
@@ -370,9 +375,10 @@ def save_text(directory: Path, text_index: TextIndex) -> dict:
         _save_json_dict(directory, f"text.{name}", getattr(text_index, name), encode)
     small: dict[str, Any] = {k: v for k, v in text_index.__dict__.items()
                              if k not in TEXT_JSON and k not in BM25_INDEXES
-                             and k not in TEXT_DERIVED}
+                             and k not in TEXT_DERIVED and k != VOCABULARY}
     for name in BM25_INDEXES:
         small[name] = _save_bm25(directory, f"text.{name}", getattr(text_index, name))
+    save_vocabulary(directory, *text_index.vocabulary.state())
     return small
 
 
@@ -383,6 +389,25 @@ def load_text(directory: Path, text_index: TextIndex, small: dict, like: Any = N
         setattr(text_index, name, _load_json_dict(directory, f"text.{name}", decode, like=like))
     for name in BM25_INDEXES:
         setattr(text_index, name, _load_bm25(directory, f"text.{name}", small[name]))
+    words = json.loads((directory / f"{VOCABULARY_FILE}.json").read_text())
+    text_index.vocabulary = Vocabulary.restored(
+        words["embedded"], words["waiting"], load_array(directory / f"{VOCABULARY_FILE}.npy"))
+
+
+def save_vocabulary(directory: Path, words: list[str], waiting: list[str],
+                    vectors: np.ndarray) -> None:
+    """A text index's vocabulary: its words (embedded, then waiting) as JSON, the
+    embedded ones' vectors as an array. Each file lands whole (written aside, renamed)."""
+    for target, write in ((directory / f"{VOCABULARY_FILE}.npy",
+                           lambda h: np.save(h, np.asarray(vectors, dtype=np.float32),
+                                             allow_pickle=False)),
+                          (directory / f"{VOCABULARY_FILE}.json",
+                           lambda h: h.write(json.dumps({"embedded": words,
+                                                         "waiting": waiting}).encode()))):
+        aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        with open(aside, "wb") as handle:
+            write(handle)
+        os.replace(aside, target)
 
 
 def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:

@@ -1,14 +1,17 @@
 """Snapshots of earlier layouts, brought to this one in place.
 
-Two layouts ago a snapshot had no row columns (`graphmem.view_rows`: forgotten, time,
-has-siblings); one layout ago its BM25 indexes had no document keys (each document's
-view row, by which a search among an owner's memories filters postings). A snapshot that
-lacks either would otherwise be ignored: the first process after an upgrade would read
-the whole store again (23 minutes at a million memories here). A snapshot whose layout
-differs from this release's by those alone gets them from its own columns instead (the
-row columns from its records, about 5 s at a million; the keys from its ids, 0.9 s).
-Any other difference is not upgraded: the snapshot is ignored, as before. Imports only
-graphmem.view_rows and the snapshot's column files.
+Three layouts ago a snapshot had no row columns (`graphmem.view_rows`: forgotten, time,
+has-siblings); two layouts ago its BM25 indexes had no document keys (each document's
+view row, by which a search among an owner's memories filters postings); one layout ago
+its text index had no vocabulary (`graphmem.retrieval.vocabulary`, read by the expand
+channel). A snapshot that lacks any of them would otherwise be ignored: the first process
+after an upgrade would read the whole store again (23 minutes at a million memories
+here). A snapshot whose layout differs from this release's by those alone gets them from
+its own columns instead (the row columns from its records, about 5 s at a million; the
+keys from its ids, 0.9 s; the vocabulary from its wordings, its words embedded by the
+first question that reads them). Any other difference is not upgraded: the snapshot is
+ignored, as before. Imports graphmem.view_rows, graphmem.retrieval.vocabulary and the
+snapshot's column files.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.view_rows import RowColumns
+from graphmem.view_snapshot.columns import VOCABULARY, save_vocabulary
 from graphmem.view_snapshot.lazy import read_json_column
 
 #: the view attributes the row columns added: the columns and their row lookup
@@ -45,7 +50,12 @@ def steps(saved: dict | None, current: dict) -> list[Callable[[Path], int]]:
     if not bm25 & BM25_ADDED:
         found.append(add_document_keys)
         bm25 |= BM25_ADDED
-    if {**saved, "view": sorted(view), "bm25": sorted(bm25)} != current:
+    text = set(saved.get("text_index") or ())
+    if text and VOCABULARY not in text:
+        found.append(add_vocabulary)
+        text.add(VOCABULARY)
+    if {**saved, "view": sorted(view), "bm25": sorted(bm25),
+            **({"text_index": sorted(text)} if text else {})} != current:
         return []
     return found
 
@@ -90,3 +100,17 @@ def _write(target: Path, values: np.ndarray) -> None:
     with open(aside, "wb") as handle:
         np.save(handle, values, allow_pickle=False)
     os.replace(aside, target)
+
+
+def add_vocabulary(directory: Path) -> int:
+    """Write the text index's vocabulary from its wordings (``text._words_of``), every
+    word waiting to be embedded (by the first question that reads it); returns the
+    words. A snapshot without a text index has none to write."""
+    if not (directory / "text._words_of.keys.json").exists():
+        return 0
+    wordings = read_json_column(directory, "text._words_of")
+    vocabulary = Vocabulary()
+    for i in range(len(wordings)):
+        vocabulary.note(wordings[i])
+    save_vocabulary(directory, [], vocabulary.waiting, np.zeros((0, 0), dtype=np.float32))
+    return len(vocabulary)
