@@ -13,6 +13,9 @@
                                         # every three statements one deposit's atoms
     python benchmarks/memory_bench.py --sizes 1000000 --template-vectors --data-dir DIR \
         --ops 0                         # vectors near the questions, as real ones lie
+    python benchmarks/memory_bench.py --sizes 100000 --data-dir DIR --without expand
+                                        # each kind of question also timed without a
+                                        # channel, in the same run: what it costs
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -179,8 +182,10 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
             claims: bool = False, freeze: bool = False, window: int = 0,
-            preferences: float = 0.0, deposit_atoms: int = 1, templates: bool = False) -> dict:
+            preferences: float = 0.0, deposit_atoms: int = 1, templates: bool = False,
+            without: str | None = None) -> dict:
     rng = random.Random(seed)
+    lacking = None if without is None else without_channel(without)
     ns = f"bench-{size}"
     opening = time.perf_counter()
     with MemoryGraph.open(data_dir=data_dir) as g:
@@ -206,6 +211,8 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             "MATCH (m:Memory {ns: $ns}) RETURN m.text AS text LIMIT 500", {"ns": ns})]
         embed_ms, ping_ms, remember_ms, recall_ms, listing_ms = [], [], [], [], []
         asking_ms: list[float] = []
+        lacking_ms: list[float] = []  # with --without: the same kinds of question without it
+        lacking_list_ms: list[float] = []
         merged = 0
         if ops:  # untimed: the first remember loads the parser (seconds: the p99 and max
             # are of the operations, not of a process's first write)
@@ -229,17 +236,26 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             remember_ms.append((time.perf_counter() - t) * 1000)
             faults["remember"].add(majflt() - before)
             merged += sum(a.action == "merged" for a in result.atoms)
-            query = f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?"
-            t, before = time.perf_counter(), majflt()
-            g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
-            recall_ms.append((time.perf_counter() - t) * 1000)
-            faults["recall"].add(majflt() - before)
-            # a list question about one agent (the multi-hop kind: its channels and weights)
-            query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
-            t, before = time.perf_counter(), majflt()
-            g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
-            listing_ms.append((time.perf_counter() - t) * 1000)
-            faults["list"].add(majflt() - before)
+            # with --without, each kind of question is also asked (another one, so that
+            # no embedding is cached) without the channel, which of the two first in turn
+            askings = [(None, recall_ms, listing_ms)]
+            if lacking is not None:
+                askings.append((lacking, lacking_ms, lacking_list_ms))
+                askings = askings[::-1] if i % 2 else askings
+            for config, timed, listed in askings:
+                query = f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?"
+                t, before = time.perf_counter(), majflt()
+                g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
+                timed.append((time.perf_counter() - t) * 1000)
+                if config is None:
+                    faults["recall"].add(majflt() - before)
+                # a list question about one agent (the multi-hop kind: its channels and weights)
+                query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
+                t, before = time.perf_counter(), majflt()
+                g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
+                listed.append((time.perf_counter() - t) * 1000)
+                if config is None:
+                    faults["list"].add(majflt() - before)
             if preferences:  # a question for a recommendation: the profile channel's kind
                 first, second = rng.sample(THINGS, 2)
                 query = f"Would you suggest {first} or {second} for me?"
@@ -261,6 +277,9 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                                ("recall, a list question naming an agent", listing_ms),
                                *((("recall, a question for a recommendation", asking_ms),)
                                  if asking_ms else ()),
+                               *(((f"recall without {without}", lacking_ms),
+                                  (f"recall, a list question, without {without}",
+                                   lacking_list_ms)) if lacking_ms else ()),
                                ("embed_one (baseline)", embed_ms), ("RETURN 1 (baseline)", ping_ms))}
     filled = "as filled by an earlier run" if fill_s is None else \
         ("synthetic (random unit)" if synthetic else
@@ -304,6 +323,17 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             # (what grows with the time a writer has run)
             **({"remember_by_window": by_window(remember_ms, window),
                 "recall_by_window": by_window(recall_ms, window)} if window else {})}
+
+
+def without_channel(channel: str):
+    """The default recall config with ``channel`` at weight 0 for every kind of question."""
+    from graphmem.retrieval.config import CHANNELS, HYBRID
+
+    if channel not in CHANNELS:
+        raise SystemExit(f"--without {channel!r}: not a channel; the channels are {list(CHANNELS)}")
+    return HYBRID.model_copy(update={
+        "weights": {**HYBRID.weights, channel: 0.0},
+        "kind_weights": {k: {**w, channel: 0.0} for k, w in HYBRID.kind_weights.items()}})
 
 
 def by_window(values: list[float], window: int) -> list[dict]:
@@ -362,6 +392,9 @@ def main() -> None:
                         help="fill deposits of this many atoms each (AFFILIATED siblings "
                              "with the same owners, as a conversation's turns are stored): "
                              "the deposit channel and affiliated ranking read them")
+    parser.add_argument("--without", metavar="CHANNEL",
+                        help="also time each kind of question without this channel (its "
+                             "weight 0 for every kind), in the same run: what it costs")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
@@ -371,7 +404,7 @@ def main() -> None:
     options = {"synthetic": args.synthetic_vectors, "claims": args.claims,
                "freeze": args.freeze, "window": args.window,
                "preferences": args.preferences, "deposit_atoms": args.deposit_atoms,
-               "templates": args.template_vectors}
+               "templates": args.template_vectors, "without": args.without}
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
