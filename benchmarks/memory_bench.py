@@ -183,9 +183,10 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
             claims: bool = False, freeze: bool = False, window: int = 0,
             preferences: float = 0.0, deposit_atoms: int = 1, templates: bool = False,
-            without: str | None = None) -> dict:
+            without: str | None = None, tables: Path | None = None) -> dict:
     rng = random.Random(seed)
-    lacking = None if without is None else without_channel(without)
+    asked = None if tables is None else config_of_tables(tables)
+    lacking = None if without is None else without_channel(without, asked)
     ns = f"bench-{size}"
     opening = time.perf_counter()
     with MemoryGraph.open(data_dir=data_dir) as g:
@@ -238,7 +239,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             merged += sum(a.action == "merged" for a in result.atoms)
             # with --without, each kind of question is also asked (another one, so that
             # no embedding is cached) without the channel, which of the two first in turn
-            askings = [(None, recall_ms, listing_ms)]
+            askings = [(asked, recall_ms, listing_ms)]
             if lacking is not None:
                 askings.append((lacking, lacking_ms, lacking_list_ms))
                 askings = askings[::-1] if i % 2 else askings
@@ -247,14 +248,14 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                 t, before = time.perf_counter(), majflt()
                 g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
                 timed.append((time.perf_counter() - t) * 1000)
-                if config is None:
+                if timed is recall_ms:
                     faults["recall"].add(majflt() - before)
                 # a list question about one agent (the multi-hop kind: its channels and weights)
                 query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
                 t, before = time.perf_counter(), majflt()
                 g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
                 listed.append((time.perf_counter() - t) * 1000)
-                if config is None:
+                if listed is listing_ms:
                     faults["list"].add(majflt() - before)
             if preferences:  # a question for a recommendation: the profile channel's kind
                 first, second = rng.sample(THINGS, 2)
@@ -325,15 +326,33 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                 "recall_by_window": by_window(recall_ms, window)} if window else {})}
 
 
-def without_channel(channel: str):
-    """The default recall config with ``channel`` at weight 0 for every kind of question."""
+def without_channel(channel: str, config=None):
+    """``config`` (the default recall config if None) with ``channel`` at weight 0 for
+    every kind of question."""
     from graphmem.retrieval.config import CHANNELS, HYBRID
 
     if channel not in CHANNELS:
         raise SystemExit(f"--without {channel!r}: not a channel; the channels are {list(CHANNELS)}")
+    config = config or HYBRID
+    return config.model_copy(update={
+        "weights": {**config.weights, channel: 0.0},
+        "kind_weights": {k: {**w, channel: 0.0} for k, w in config.kind_weights.items()}})
+
+
+def config_of_tables(path: Path):
+    """The recall config of weight tables as `cv_fitted` prints and saves them (its
+    "fitted on every fold": rrf_k, secondary_share, route, fallback and a table per
+    kind of question)."""
+    from graphmem.retrieval.classify import QueryKind
+    from graphmem.retrieval.config import HYBRID
+    from graphmem.retrieval.route import RouteGate
+
+    tables = json.loads(path.read_text())
+    route = tables.get("route")
     return HYBRID.model_copy(update={
-        "weights": {**HYBRID.weights, channel: 0.0},
-        "kind_weights": {k: {**w, channel: 0.0} for k, w in HYBRID.kind_weights.items()}})
+        "rrf_k": tables["rrf_k"], "secondary_share": tables["secondary_share"],
+        "route": RouteGate(**route) if route else None, "weights": tables["fallback"],
+        "kind_weights": {kind: tables[kind.value] for kind in QueryKind}})
 
 
 def by_window(values: list[float], window: int) -> list[dict]:
@@ -395,6 +414,9 @@ def main() -> None:
     parser.add_argument("--without", metavar="CHANNEL",
                         help="also time each kind of question without this channel (its "
                              "weight 0 for every kind), in the same run: what it costs")
+    parser.add_argument("--tables", type=Path,
+                        help="recall with these weight tables (JSON, as cv_fitted.py's "
+                             "'fitted on every fold') instead of the shipped ones")
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
@@ -404,7 +426,8 @@ def main() -> None:
     options = {"synthetic": args.synthetic_vectors, "claims": args.claims,
                "freeze": args.freeze, "window": args.window,
                "preferences": args.preferences, "deposit_atoms": args.deposit_atoms,
-               "templates": args.template_vectors, "without": args.without}
+               "templates": args.template_vectors, "without": args.without,
+               "tables": args.tables}
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:
