@@ -79,7 +79,9 @@ SIMILARITY = "similarity"
 #: Multi-hop stays low (0.170): no fusion of these channels puts all of a list
 #: question's evidence in the first 10, nor would dense over whole turns (simulated:
 #: benchmarks/turn_vectors.py). The entity-graph channel, "words" and "kinds"
-#: earned no weight and are off; the others earned small ones.
+#: earned no weight and are off; the others earned small ones. "expand" (the question's
+#: words and their nearest words of the namespace's vocabulary) is off too: fitted with
+#: the others it raised LoCoMo but lost a PrefEval item, so it failed the rule.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.71, "said": 0.2, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
     QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.68, "profile": 0.0, "speaker": 0.16, "said": 0.01, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},

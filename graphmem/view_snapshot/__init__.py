@@ -74,9 +74,6 @@ SAVE_AFTER_ROWS = 5000
 #: snapshot when next read. A recall makes the records of its hits and a few more.
 READ_RECORDS_KEPT = 10_000
 STATE_FILE, VECTORS_FILE, META_FILE = "state.pkl", "vectors.npy", "meta.json"
-#: the vectors in half precision: read by releases before 2026-12-03 (fifteenth
-#: session), which cannot use a snapshot without it; written for them, read by none now
-OLD_HALF_FILE = "half.npy"
 #: the classes a snapshot's state may hold; anything else makes the load fail
 _ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "dict"), ("builtins", "list"),
@@ -171,11 +168,9 @@ def room(n: int) -> int:
     return max(1024, n // 16)
 
 
-def _save_with_room(path: Path, matrix: np.ndarray, n: int,
-                    dtype: np.dtype | None = None) -> None:
-    """``matrix[:n]`` as an ``.npy`` of ``n`` + `room` rows (of ``dtype``, else the
-    matrix's), copied a block at a time."""
-    out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype or matrix.dtype,
+def _save_with_room(path: Path, matrix: np.ndarray, n: int) -> None:
+    """``matrix[:n]`` as an ``.npy`` of ``n`` + `room` rows, copied a block at a time."""
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=matrix.dtype,
                                     shape=(n + room(n), matrix.shape[1]))
     for lo in range(0, n, 65536):
         out[lo:min(n, lo + 65536)] = matrix[lo:min(n, lo + 65536)]
@@ -191,9 +186,9 @@ def save(directory: Path, view, text_index, fp: Fingerprint) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     n = len(view)
+    # no half-precision copy: the releases that read one (before 2026-12-03) cannot use
+    # a snapshot of this layout (its text index has a vocabulary) whatever it holds
     _save_with_room(tmp / VECTORS_FILE, view._matrix, n)
-    # a process of an earlier release sharing this directory can still use it
-    _save_with_room(tmp / OLD_HALF_FILE, view._matrix, n, np.dtype(np.float16))
     if text_index is not None and not snapshot_columns.savable(text_index):
         text_index = None  # a custom tokenizer: the index is rebuilt from the view
     state = {"view": snapshot_columns.save_view(tmp, view),
@@ -290,7 +285,6 @@ def _restore(directory: Path, ns: str) -> tuple[Any, Any]:
     view = NamespaceView(ns)
     snapshot_columns.load_view(directory, view, state["view"])
     view._matrix = load_array(directory / VECTORS_FILE, populate=True)  # rescored at random
-    # the half-precision copy (`OLD_HALF_FILE`) is no longer read
     if view._matrix.dtype != np.float32 or len(view._matrix) < len(view):
         raise ValueError("vectors of another shape or type")
     text_index = None
