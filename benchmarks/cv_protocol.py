@@ -87,6 +87,15 @@ def capture(args) -> list:
                            uncached_embedder())
 
 
+def add_capture_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--captures`` and ``--also``, as the scripts that simulate a channel in copies of
+    this protocol's captures read them."""
+    parser.add_argument("--captures", type=Path, required=True,
+                        help="captured-d10 of a cv_protocol run (LoCoMo and PrefEval)")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="captured-d300 of a cv_protocol run (may be repeated)")
+
+
 def also_units(dirs: list[Path], distractors: int) -> list:
     """Every unit captured in ``dirs``, its questions renamed to datasets of their own
     (``<dataset>-d<distractors>``): a PrefEval item at 300 distractors is another test

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv_fitted
-from cv_protocol import also_units
+from cv_protocol import add_capture_arguments, also_units
 from graphmem.retrieval import config as recall_config
 
 SCOPED = "expand_scoped"
@@ -75,10 +75,7 @@ def judge(units, ks: tuple[int, ...]) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--captures", type=Path, required=True,
-                        help="captured-d10 of a cv_protocol run (LoCoMo and PrefEval)")
-    parser.add_argument("--also", type=Path, action="append", default=[],
-                        help="captured-d300 of a cv_protocol run (may be repeated)")
+    add_capture_arguments(parser)
     parser.add_argument("--rrf-k", type=int, default=10)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cv_protocol import also_units
+from cv_protocol import add_capture_arguments, also_units
 from multihop_candidates import content_words, unit_vectors
 from turn_vectors import (DEPTH, EMBEDDED_KEPT, alone, judge, memories_by_turn,
                           units_to_copy)
@@ -263,10 +263,7 @@ def complete(captured, ranked: list[str], row: dict[str, int], wordings, sibling
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--captures", type=Path, required=True,
-                        help="captured-d10 of a cv_protocol run (LoCoMo and PrefEval)")
-    parser.add_argument("--also", type=Path, action="append", default=[],
-                        help="captured-d300 of a cv_protocol run (may be repeated)")
+    add_capture_arguments(parser)
     parser.add_argument("--work", type=Path, required=True, help="where the copies go")
     parser.add_argument("--rrf-k", type=int, default=10)
     parser.add_argument("--alone-only", action="store_true",

@@ -223,6 +223,15 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             gc.freeze()
             stop_freezing = freeze_survivors()
         collections, forks, garbage = FullCollections(), ServerForks(g), IndexGarbage(g)
+
+        def ask(query: str, config, into: list[float], counted: FaultCount | None) -> None:
+            """Time one recall of ``query`` by an agent at random into ``into``."""
+            t, before = time.perf_counter(), majflt()
+            g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
+            into.append((time.perf_counter() - t) * 1000)
+            if counted is not None:
+                counted.add(majflt() - before)
+
         faults = {"remember": FaultCount(), "recall": FaultCount(), "list": FaultCount()}
         for i in range(ops):
             fresh = f"{statement(rng)} (note {i})" if i % 2 else reword(rng.choice(stored))
@@ -244,19 +253,12 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                 askings.append((lacking, lacking_ms, lacking_list_ms))
                 askings = askings[::-1] if i % 2 else askings
             for config, timed, listed in askings:
-                query = f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?"
-                t, before = time.perf_counter(), majflt()
-                g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
-                timed.append((time.perf_counter() - t) * 1000)
-                if timed is recall_ms:
-                    faults["recall"].add(majflt() - before)
+                counted = config is asked  # the faults of the main questions only
+                ask(f"What did {rng.choice(NAMES)} do with {rng.choice(THINGS)}?", config,
+                    timed, faults["recall"] if counted else None)
                 # a list question about one agent (the multi-hop kind: its channels and weights)
-                query = f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?"
-                t, before = time.perf_counter(), majflt()
-                g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
-                listed.append((time.perf_counter() - t) * 1000)
-                if listed is listing_ms:
-                    faults["list"].add(majflt() - before)
+                ask(f"What things has {rng.choice(AGENTS)} {rng.choice(VERBS)}?", config,
+                    listed, faults["list"] if counted else None)
             if preferences:  # a question for a recommendation: the profile channel's kind
                 first, second = rng.sample(THINGS, 2)
                 query = f"Would you suggest {first} or {second} for me?"

@@ -18,3 +18,13 @@ def two_people(data_dir: Path, ns: str, scene: Sequence[tuple[str, str, str]]):
         other = "ben" if agent == "ana" else "ana"
         graph.remember(agent, text, witnesses=[other], at=at, ns=ns)
     return graph
+
+
+def channel_alone(channel: str):
+    """The default recall config with only ``channel`` running, at weight 1 for every
+    kind of question (no classifier, so no route either)."""
+    from graphmem.retrieval.config import HYBRID
+
+    return HYBRID.model_copy(update={
+        "classify": False, "channels": (channel,), "weights": {channel: 1.0},
+        "kind_weights": {k: {channel: 1.0} for k in HYBRID.kind_weights}})

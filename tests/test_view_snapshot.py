@@ -10,6 +10,7 @@ import pytest
 
 from graphmem import MemoryGraph
 from graphmem import view_snapshot as vs
+from tests.scenes import channel_alone
 
 NS = "snap"
 FACTS = ["Ana repaired the blue bicycle at the harbour.", "Ben lost three letters at the market.",
@@ -299,18 +300,10 @@ def test_a_snapshot_before_the_document_keys_is_upgraded_not_read_again(stored):
             live.search_words("bicycle Toronto tea", 3, set(view.owned_ids(agent))) != []
 
 
-def _expand_alone():
-    from graphmem.retrieval.config import HYBRID
-
-    return HYBRID.model_copy(update={
-        "classify": False, "channels": ("expand",), "weights": {"expand": 1.0},
-        "kind_weights": {k: {"expand": 1.0} for k in HYBRID.kind_weights}, "route": None})
-
-
 def test_the_vocabulary_is_saved_with_its_vectors_and_its_waiting_words(stored):
     question = "Which trips and outdoor hobbies are there?"
     before = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
-                                                 config=_expand_alone())]
+                                                 config=channel_alone("expand"))]
     stored.remember("ana", "Ana took up kayaking on weekends.", witnesses=["ben"], ns=NS)
     _keep(stored)  # the new words not embedded yet: saved waiting
     live = stored._views.text_index(NS).vocabulary
@@ -321,7 +314,7 @@ def test_the_vocabulary_is_saved_with_its_vectors_and_its_waiting_words(stored):
     assert np.array_equal(restored.vectors, live.vectors) and len(live.vectors) > 10
     stored._views._text_indexes[NS] = text_index
     after = [h.memory_id for h in stored.recall("ana", question, k=5, ns=NS,
-                                                config=_expand_alone())]
+                                                config=channel_alone("expand"))]
     assert not restored.waiting and "kayaking" in restored.words
     assert set(before) <= set(after) and len(after) == 5
 
@@ -331,7 +324,7 @@ def test_a_snapshot_before_the_vocabulary_is_upgraded_not_read_again(stored):
 
     question = "Which trips and outdoor hobbies are there?"
     live = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
-                                               config=_expand_alone())]
+                                               config=channel_alone("expand"))]
     _keep(stored)
     directory = _dir(stored)
     meta = json.loads((directory / vs.META_FILE).read_text())
@@ -348,5 +341,5 @@ def test_a_snapshot_before_the_vocabulary_is_upgraded_not_read_again(stored):
     stored._views._views[NS] = view
     stored._views._text_indexes[NS] = text_index
     again = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
-                                                config=_expand_alone())]
+                                                config=channel_alone("expand"))]
     assert again == live and not vocabulary.waiting  # embedded by the first question

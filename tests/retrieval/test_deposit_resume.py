@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from graphmem import MemoryGraph
-from graphmem.retrieval.config import HYBRID
 from graphmem.view import NamespaceView
+from tests.scenes import channel_alone
 
 # one speaker in one room at one moment: every deposit is a candidate for the "previous
 # memory of the episode" that a new deposit is linked to
@@ -26,12 +26,6 @@ AT = "2023-05-01T20:00:00"
 def _deposit(graph, ns, lines):
     for line in lines:
         graph.remember("horatio", line, witnesses=["marcellus"], at=AT, place="wall", ns=ns)
-
-
-def _alone(channel):
-    return HYBRID.model_copy(update={
-        "classify": False, "channels": (channel,), "weights": {channel: 1.0},
-        "kind_weights": {k: {channel: 1.0} for k in HYBRID.kind_weights}})
 
 
 def _links(graph, ns):
@@ -86,6 +80,6 @@ def test_a_fresh_view_links_new_deposits_as_the_live_view_does(graphs):
                                       "What happens at night?"])
 def test_a_fresh_view_gives_the_same_deposit_ranking(graphs, question):
     ranked = {ns: [h.text for h in graphs.recall("marcellus", question, k=10, ns=ns,
-                                                 config=_alone("deposit"))]
+                                                 config=channel_alone("deposit"))]
               for ns in CUTS}
     assert ranked["whole"] and all(r == ranked["whole"] for r in ranked.values())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.retrieval.config import HYBRID
-from tests.scenes import two_people
+from tests.scenes import channel_alone, two_people
 
 NS = "expand"
 SCENE = [
@@ -23,12 +23,6 @@ SCENE = [
 SPORTS = ("tennis", "Rowing", "football")  # what the store keeps of each sports line
 
 
-def alone(channel: str):
-    return HYBRID.model_copy(update={
-        "classify": False, "channels": (channel,), "weights": {channel: 1.0},
-        "kind_weights": {k: {channel: 1.0} for k in HYBRID.kind_weights}, "route": None})
-
-
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     graph = two_people(tmp_path_factory.mktemp("expand") / "data", NS, SCENE)
@@ -37,7 +31,7 @@ def scene(tmp_path_factory):
 
 
 def _texts(graph, question, asker="ana", k=3, channel="expand"):
-    return [h.text for h in graph.recall(asker, question, k=k, ns=NS, config=alone(channel))]
+    return [h.text for h in graph.recall(asker, question, k=k, ns=NS, config=channel_alone(channel))]
 
 
 def test_the_sports_question_finds_the_sports_it_never_names(scene):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.retrieval.config import HYBRID, HYBRID_RRF
-from tests.scenes import two_people
+from tests.scenes import channel_alone, two_people
 
 NS = "hops"
 SCENE = [
@@ -22,12 +22,6 @@ SCENE = [
 ]
 
 
-def _alone(channel: str):
-    return HYBRID.model_copy(update={
-        "classify": False, "channels": (channel,), "weights": {channel: 1.0},
-        "kind_weights": {k: {channel: 1.0} for k in HYBRID.kind_weights}})
-
-
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     graph = two_people(tmp_path_factory.mktemp("hops") / "data", NS, SCENE)
@@ -36,7 +30,7 @@ def scene(tmp_path_factory):
 
 
 def _texts(graph, question, channel, asker="ben", k=6):
-    return [h.text for h in graph.recall(asker, question, k=k, ns=NS, config=_alone(channel))]
+    return [h.text for h in graph.recall(asker, question, k=k, ns=NS, config=channel_alone(channel))]
 
 
 def _first_hits(graph, question):
@@ -62,7 +56,7 @@ def test_kinds_ranks_the_members_of_the_asked_category_said_by_the_named_agent(s
 
 
 def test_deposit_lists_each_deposit_once(scene):
-    hits = scene.recall("ben", "pottery", k=20, ns=NS, config=_alone("deposit"))
+    hits = scene.recall("ben", "pottery", k=20, ns=NS, config=channel_alone("deposit"))
     assert hits
     ids = [h.memory_id for h in hits]
     for hit in hits:  # no memory listed beside one of its deposit's siblings
@@ -71,7 +65,7 @@ def test_deposit_lists_each_deposit_once(scene):
 
 
 def test_spread_keeps_one_memory_per_day(scene):
-    hits = scene.recall("ben", "what happened", k=20, ns=NS, config=_alone("spread"))
+    hits = scene.recall("ben", "what happened", k=20, ns=NS, config=channel_alone("spread"))
     days = [h.t.date() for h in hits if h.t is not None]
     assert hits and len(days) == len(set(days))
 
@@ -96,7 +90,7 @@ def test_deposit_finds_the_deposits_an_exhaustive_scan_ranks_first(scene, monkey
             best.append(view.records[m].text)
             covered.update(groups[m])
     got = [h.text for h in scene.recall("ben", question, k=depth, ns=NS,
-                                        config=_alone("deposit"))]
+                                        config=channel_alone("deposit"))]
     assert got == best[:depth]
 
 
