@@ -22,7 +22,7 @@ from array import array
 from collections import OrderedDict
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, BinaryIO, Callable, Sequence
 
 import numpy as np
 
@@ -397,17 +397,20 @@ def load_text(directory: Path, text_index: TextIndex, small: dict, like: Any = N
 def save_vocabulary(directory: Path, words: list[str], waiting: list[str],
                     vectors: np.ndarray) -> None:
     """A text index's vocabulary: its words (embedded, then waiting) as JSON, the
-    embedded ones' vectors as an array. Each file lands whole (written aside, renamed)."""
-    for target, write in ((directory / f"{VOCABULARY_FILE}.npy",
-                           lambda h: np.save(h, np.asarray(vectors, dtype=np.float32),
-                                             allow_pickle=False)),
-                          (directory / f"{VOCABULARY_FILE}.json",
-                           lambda h: h.write(json.dumps({"embedded": words,
-                                                         "waiting": waiting}).encode()))):
-        aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(aside, "wb") as handle:
-            write(handle)
-        os.replace(aside, target)
+    embedded ones' vectors as an array, each file landing whole (`land`)."""
+    land(directory / f"{VOCABULARY_FILE}.npy",
+         lambda h: np.save(h, np.asarray(vectors, dtype=np.float32), allow_pickle=False))
+    land(directory / f"{VOCABULARY_FILE}.json",
+         lambda h: h.write(json.dumps({"embedded": words, "waiting": waiting}).encode()))
+
+
+def land(target: Path, write: Callable[[BinaryIO], object]) -> None:
+    """``target`` written aside by ``write``, then renamed over it: a process reading the
+    directory meanwhile (or writing the same file) sees the whole file or the one before."""
+    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with open(aside, "wb") as handle:
+        write(handle)
+    os.replace(aside, target)
 
 
 def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:

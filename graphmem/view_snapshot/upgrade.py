@@ -17,7 +17,6 @@ snapshot's column files.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 
 from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.view_rows import RowColumns
-from graphmem.view_snapshot.columns import VOCABULARY, save_vocabulary
+from graphmem.view_snapshot.columns import VOCABULARY, land, save_vocabulary
 from graphmem.view_snapshot.lazy import read_json_column
 
 #: the view attributes the row columns added: the columns and their row lookup
@@ -95,11 +94,8 @@ def add_document_keys(directory: Path) -> int:
 
 
 def _write(target: Path, values: np.ndarray) -> None:
-    """``values`` as ``target``, landing whole (written aside, then renamed)."""
-    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(aside, "wb") as handle:
-        np.save(handle, values, allow_pickle=False)
-    os.replace(aside, target)
+    """``values`` as ``target``, landing whole."""
+    land(target, lambda handle: np.save(handle, values, allow_pickle=False))
 
 
 def add_vocabulary(directory: Path) -> int:
