@@ -34,7 +34,7 @@ from graphmem.untraced import IdList
 
 from .tokenize import tokenize
 
-__all__ = ["BM25Index"]
+__all__ = ["BM25Index", "POSTINGS", "within_budget"]
 
 _INITIAL_CAPACITY = 4
 
@@ -180,7 +180,12 @@ class BM25Index:
         Documents sharing no term with the query are never returned. Ties are broken by
         insertion order, so results are deterministic.
         """
-        return self._search(_count(self._tokenize(query)), k, allowed, rows, plus, minus)
+        return self._search(self.terms(query), k, allowed, rows, plus, minus)
+
+    def terms(self, text: str) -> dict[str, int]:
+        """``text``'s terms as a search reads them, each with how often it occurs, in
+        the order they first occur (`search_terms` with these weights is `search`)."""
+        return _count(self._tokenize(text))
 
     def search_terms(
         self, weights: Mapping[str, float], k: int = 10,
@@ -395,6 +400,33 @@ def _summed(parts_slots: list[np.ndarray], parts_scores: list[np.ndarray]) -> tu
     slots, scores = slots[order], scores[order]
     first = np.concatenate(([True], slots[1:] != slots[:-1]))
     return slots[first], np.bincount(np.cumsum(first) - 1, weights=scores)
+
+
+#: the most postings a channel's search of many terms reads (`within_budget`): the
+#: question's own terms always, then the terms it adds (hop's words of the first hits,
+#: expand's nearest words) while they fit. A search's cost is its postings: at a million
+#: generated statements (a few dozen words, each in tens of thousands of them) hop's ten
+#: terms read half a million and expand's 25-30 two and a half million (33 ms); a store of
+#: real text spreads its words thinner. No unit of the benchmarks (LoCoMo conversations,
+#: PrefEval at 300 distractors) comes near it, so their figures are the unbounded searches'.
+POSTINGS = 200_000
+
+
+def within_budget(index: BM25Index, weights: Mapping[str, float], postings: int,
+                  always: Collection[str]) -> dict[str, float]:
+    """``weights`` (in their order) less the terms beyond a budget of ``postings``: the
+    terms of ``always`` whatever they cost, then the others by weight x idf, highest
+    first (ties by term), each kept if it still fits."""
+    kept = {t for t in weights if t in always}
+    spent = sum(index.document_frequency(t) for t in kept)
+    rest = sorted((t for t in weights if t not in kept),
+                  key=lambda t: (-weights[t] * index.idf(t), t))
+    for term in rest:
+        df = index.document_frequency(term)
+        if df and spent + df <= postings:
+            kept.add(term)
+            spent += df
+    return {t: w for t, w in weights.items() if t in kept}
 
 
 def _count(terms: list[str]) -> dict[str, int]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _summed, _top_order
+from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _summed, _top_order, within_budget
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
@@ -77,12 +77,34 @@ def test_weighted_terms_score_each_term_times_its_weight(docs, weights):
 
 
 @given(corpora, texts)
-def test_weighted_terms_with_their_counts_are_the_text_search(docs, query):
+def test_a_text_s_terms_weighted_by_their_counts_are_its_search(docs, query):
     index = build(docs)
-    counts: dict[str, float] = {}
-    for term in tokenize(query):
-        counts[term] = counts.get(term, 0) + 1
-    assert index.search_terms(counts, k=len(docs)) == index.search(query, k=len(docs))
+    assert index.terms(query) == {t: tokenize(query).count(t) for t in tokenize(query)}
+    assert index.search_terms(index.terms(query), k=len(docs)) == index.search(query, k=len(docs))
+
+
+@given(corpora, st.dictionaries(st.sampled_from(WORDS), st.floats(0.1, 3.0), max_size=8),
+       st.data())
+def test_a_budget_keeps_the_question_s_terms_and_fills_up_with_the_others(docs, words, data):
+    """within_budget: every term of ``always``, the others in their order, each left out
+    only if it would not fit beside what was kept (or matches nothing), and what was kept
+    beside ``always`` fits."""
+    index = build(docs)
+    weights = {tokenize(w)[0]: x for w, x in words.items()}
+    always = set(data.draw(st.lists(st.sampled_from(sorted(weights) or ["none"]), max_size=3)))
+    budget = data.draw(st.integers(0, 3 * len(docs)))
+    kept = within_budget(index, weights, budget, always)
+    assert list(kept) == [t for t in weights if t in kept]  # in their order, as given
+    assert all(kept[t] == weights[t] for t in kept)
+    assert always & weights.keys() <= kept.keys()
+    df = index.document_frequency
+    spent = sum(df(t) for t in kept)
+    fixed = sum(df(t) for t in always & weights.keys())
+    assert spent <= max(budget, fixed)
+    for term in weights.keys() - kept.keys():
+        assert df(term) == 0 or spent + df(term) > budget
+    if sum(df(t) for t in weights) <= budget:
+        assert kept == {t: x for t, x in weights.items() if df(t) or t in always}
 
 
 @given(corpora, texts, st.integers(1, 30))

@@ -143,3 +143,37 @@ def test_hop_ranks_as_a_search_among_the_asker_s_memories_less_the_first_hits(sc
         words = " ".join([question, *expansion_terms(ctx, query, seeds)])
         expected = text_index.search_words(words, depth, set(ctx.owned) - set(seeds))
         assert CHANNELS["hop"].rank(ctx, query, depth) == expected
+
+
+def test_hop_reads_the_question_s_words_and_what_fits_of_the_first_hits_words(scene,
+                                                                              monkeypatch):
+    """With a budget of postings smaller than the search's (a store of a million memories,
+    scaled down), hop searches by the question's words and the rarest words of its first
+    hits that fit, and by nothing it left out."""
+    from graphmem.retrieval.bm25 import within_budget
+    from graphmem.retrieval.channels import CHANNELS, RankContext, hop
+    from graphmem.retrieval.feedback import expansion_terms, first_hits
+    from graphmem.retrieval.query import parse_query
+
+    view, text_index = scene._views.synced(NS), scene._views.text_index(NS)
+    words = text_index.words
+    question = "What did Ana make at the studio?"
+    query = parse_query(question, view=view, agent="ben", config=HYBRID,
+                        embed_soon=scene.embedder.embed_soon, agent_names=dict)
+    ctx = RankContext(view, text_index, "ben", view.owned_ids("ben"))
+    seeds = first_hits(ctx, query)
+    every = words.terms(" ".join([question, *expansion_terms(ctx, query, seeds)]))
+    asked = words.terms(question)
+    df = words.document_frequency
+    # room for the rarest of the words it adds, not for them all
+    budget = sum(map(df, asked)) + min(df(t) for t in every if t not in asked)
+    monkeypatch.setattr(hop, "POSTINGS", budget)
+    kept = within_budget(words, every, budget, asked)
+    assert asked.keys() < kept.keys() < every.keys()  # the bound binds here
+    expected = [m for m, _ in words.search_terms(kept, 6 + len(seeds), rows=ctx.owned_rows())
+                if m not in seeds][:6]
+    assert CHANNELS["hop"].rank(ctx, query, 6) == expected
+    # and what it left out would have found more
+    assert expected != [m for m, _ in words.search_terms(every, 6 + len(seeds),
+                                                          rows=ctx.owned_rows())
+                        if m not in seeds][:6]

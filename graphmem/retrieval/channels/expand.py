@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.bm25 import POSTINGS, within_budget
 from graphmem.retrieval.channels.base import RankContext
 from graphmem.retrieval.tokenize import tokenize
 
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
 #: vocabulary words per question word: fixed before any figure was seen, and 5 and 30
 #: found about the same (docs/evaluation-protocols.md, sixteenth session)
 NEIGHBOURS = 15
-#: the most postings a search reads: the question's own words always, then the
-#: neighbours in order of what each can add to a score (weight x idf) while they fit.
-#: A search's cost is its postings: at a million generated statements (a few dozen
-#: words, each in tens of thousands of them) the 25-30 terms of a question read 2.5
-#: million, 33 ms; a store of real text spreads its words thinner. No unit of the
-#: benchmarks (LoCoMo conversations, PrefEval at 300 distractors) comes near it, so
-#: their figures are the unbounded channel's.
-POSTINGS = 200_000
 
 
 @dataclass(frozen=True)
@@ -42,7 +34,10 @@ class Expand:
     order: int = 90
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
-        weights = within_budget(ctx.text_index.words, expanded_terms(ctx, query), POSTINGS)
+        # the question's own words (weighted 1) always, the neighbours while they fit
+        terms = expanded_terms(ctx, query)
+        weights = within_budget(ctx.text_index.words, terms, POSTINGS,
+                                always={t for t, w in terms.items() if w >= 1.0})
         if not weights:
             return []
         found = ctx.text_index.words.search_terms(weights, depth, rows=ctx.owned_rows())
@@ -64,22 +59,6 @@ def expanded_terms(ctx: RankContext, query: Query) -> dict[str, float]:
                 weights[term] = max(weights.get(term, 0.0), cosine)
     weights.update({term: 1.0 for word in asked.words for term in tokenize(word)})
     return weights
-
-
-def within_budget(index: BM25Index, weights: dict[str, float], postings: int) -> dict[str, float]:
-    """``weights`` less the terms beyond a budget of ``postings``: the terms weighted 1
-    (the question's own) always, then the others by weight x idf, highest first (ties
-    by term), each kept if it still fits."""
-    kept = {t: w for t, w in weights.items() if w >= 1.0}
-    spent = sum(index.document_frequency(t) for t in kept)
-    rest = sorted((t for t in weights if t not in kept),
-                  key=lambda t: (-weights[t] * index.idf(t), t))
-    for term in rest:
-        df = index.document_frequency(term)
-        if df and spent + df <= postings:
-            kept[term] = weights[term]
-            spent += df
-    return kept
 
 
 CHANNEL = Expand()
