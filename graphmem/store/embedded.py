@@ -34,7 +34,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NoReturn
 
 import redis
 from redis.backoff import NoBackoff
@@ -47,6 +47,7 @@ from graphmem.errors import (
 )
 from graphmem.store import probe
 from graphmem.store.processes import (
+    cpu_ticks,
     lease_holder_alive,
     pid_alive,
     process_start_time,
@@ -55,6 +56,12 @@ from graphmem.store.processes import (
 from graphmem.store.server_log import exit_cause, read_tail, start_failure
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
+#: a starting server that neither answers nor runs on a CPU for this long is stuck, not
+#: loading: FalkorDB can deadlock replaying its append-only file (seen in a CI run: the
+#: main thread waiting for the write lock of the module's graph table in
+#: Globals_AddGraph, every other thread idle; a copy of the same files then loaded in
+#: 0.1 s three times), and a loading server is otherwise waited on for load_timeout_s
+STALLED_S = 30.0
 _FSYNC_STRENGTH = {"no": 0, "everysec": 1, "always": 2}
 
 
@@ -416,12 +423,11 @@ class EmbeddedServer:
         ]
 
     def _start_making_graphs(self, attempts: int = 3) -> None:
-        """Start the server; one that hangs on the store's graph (graphmem.store.probe)
-        is killed and started again. Nobody else uses it yet: we hold the directory
-        lock."""
+        """Start the server; one that hangs on the store's graph (graphmem.store.probe) or
+        stalls while loading its files (`STALLED_S`) is killed and started again. Nobody
+        else uses it yet: we hold the directory lock."""
         for _ in range(attempts):
-            self._start()
-            if probe.answers_on(self.socket_path, self.graph):
+            if self._start() and probe.answers_on(self.socket_path, self.graph):
                 return
             hung = self.pid
             if hung is not None:
@@ -430,10 +436,13 @@ class EmbeddedServer:
             self._clear_stale()
         raise StoreUnavailable(
             f"the embedded FalkorDB server in {self.data_dir} started {attempts} times and "
-            f"each time made no graph within {probe.PROBE_TIMEOUT_S:g}s; see "
+            f"each time made no graph within {probe.PROBE_TIMEOUT_S:g}s or stalled "
+            f"loading its files; see "
             f"{self.log_path}, and check that the machine is not out of memory")
 
-    def _start(self) -> None:
+    def _start(self) -> bool:
+        """Start the server and wait until it answers (True), or until it is found stuck
+        while loading (False: `STALLED_S`); raise if it fails to start or dies."""
         command = self._command()
         self._prepare_socket_dir()
         log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -447,22 +456,34 @@ class EmbeddedServer:
             ) from exc
         if done.returncode != 0:
             self._raise_start_failure(log_offset, done.stderr.decode(errors="replace"))
+        return self._wait_up(log_offset)
+
+    def _wait_up(self, log_offset: int) -> bool:
+        """Wait for the server just started to answer (True), or to be found stuck while
+        loading (False); raise if it dies or never answers (its log from ``log_offset``
+        says why)."""
         started = time.monotonic()
+        ticks, moved = None, started  # the server's CPU time, and when it last moved
         while True:
             state = self._ping_state()
             if state == "up":
-                return
+                return True
             if time.monotonic() - started > self._patience(state):
                 break
             pid = self._pid()
             if pid is not None and not pid_alive(pid):
                 break
+            now = cpu_ticks(pid) if pid is not None else None
+            if now is None or now != ticks:
+                ticks, moved = now, time.monotonic()
+            elif state == "loading" and time.monotonic() - moved > STALLED_S:
+                return False
             if pid is None and "exiting" in read_tail(self.log_path, log_offset):
                 break
             time.sleep(0.05)
         self._raise_start_failure(log_offset, "")
 
-    def _raise_start_failure(self, log_offset: int, stderr: str) -> None:
+    def _raise_start_failure(self, log_offset: int, stderr: str) -> NoReturn:
         if self.pid is not None:  # started but never answered: do not leave it running
             self.stop()
         self._clear_stale()

@@ -56,6 +56,17 @@ def process_start_time(pid: int) -> str:
     return stat.rsplit(")", 1)[-1].split()[19]
 
 
+def cpu_ticks(pid: int) -> int | None:
+    """The clock ticks ``pid`` has run on a CPU (user and system, every thread), None if
+    unknown: a process whose count stands still is doing nothing."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+
+
 def lease_holder_alive(lease: Path) -> bool:
     """True when the process that wrote ``lease`` still runs (same pid, same start)."""
     try:

@@ -442,10 +442,11 @@ def test_a_server_that_hangs_on_its_first_graph_is_started_again(tmp_path, monke
     stopped: list[int] = []
 
     def start_then_hang(self):
-        original(self)
+        answered = original(self)
         if not stopped:
             stopped.append(self.pid)
             os.kill(self.pid, signal.SIGSTOP)
+        return answered
 
     monkeypatch.setattr(EmbeddedServer, "_start", start_then_hang)
     server = EmbeddedServer(tmp_path / "d")
@@ -456,5 +457,40 @@ def test_a_server_that_hangs_on_its_first_graph_is_started_again(tmp_path, monke
         store.ensure_schema()
         assert store.read("RETURN 1 AS one") == [{"one": 1}]
         store.close()
+    finally:
+        server.release()
+
+
+def test_a_server_that_stalls_while_loading_is_started_again(tmp_path, monkeypatch):
+    """A new server that takes connections but neither answers nor runs (stopped with
+    SIGSTOP before its first answer, as FalkorDB deadlocked replaying its files looks)
+    is killed and started again, not waited on as a loading one for load_timeout_s."""
+    from graphmem.store import embedded
+
+    monkeypatch.setattr(embedded, "STALLED_S", 1.0)
+    original = EmbeddedServer._wait_up
+    stopped: list[int] = []
+
+    def stall_first(self, log_offset):
+        if not stopped:
+            deadline = time.monotonic() + 10
+            # stopped once it listens: connections are then taken and never answered
+            while ((self.pid is None or not self.socket_path.exists())
+                   and time.monotonic() < deadline):
+                time.sleep(0.01)
+            stopped.append(self.pid)
+            os.kill(self.pid, signal.SIGSTOP)
+        return original(self, log_offset)
+
+    monkeypatch.setattr(EmbeddedServer, "_wait_up", stall_first)
+    server = EmbeddedServer(tmp_path / "d", load_timeout_s=30.0)  # without: "did not start"
+    started = time.monotonic()
+    server.acquire()
+    try:
+        assert time.monotonic() - started < server.load_timeout_s
+        assert stopped and server.pid != stopped[0] and not pid_alive(stopped[0])
+        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        assert client.ping()
+        client.close()
     finally:
         server.release()
