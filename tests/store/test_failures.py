@@ -118,7 +118,44 @@ def read_only_dir(tmp_path):
                        capture_output=True)
         yield target
     finally:
-        subprocess.run(["umount", str(target)], check=True)
+        _unmount(target)
+
+
+def _holders(mount: Path) -> list[int]:
+    """The processes with a file open (or their working directory) under ``mount``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            links = [os.readlink(f) for f in (proc / "fd").iterdir()] + [os.readlink(proc / "cwd")]
+        except OSError:
+            continue
+        if any(link.startswith(f"{mount}/") or link == str(mount) for link in links):
+            found.append(int(proc.name))
+    return found
+
+
+def _unmount(mount: Path, wait_s: float = 10.0) -> None:
+    """Unmount ``mount``: a server of the test's that is still exiting (or a child it
+    forked to rewrite its log) may hold a file there for a moment, so the servers
+    holding one are killed and the unmount is tried again until ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        done = subprocess.run(["umount", str(mount)], capture_output=True)
+        if done.returncode == 0:
+            return
+        holders = _holders(mount)
+        for pid in holders:
+            try:
+                if b"redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(pid, signal.SIGKILL)
+            except OSError:  # gone meanwhile
+                pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"cannot unmount {mount}: {done.stderr.decode().strip()} "
+                                 f"(held by pids {holders})")
+        time.sleep(0.1)
 
 
 def test_data_dir_on_a_read_only_mount(read_only_dir):
@@ -297,7 +334,7 @@ def small_disk(tmp_path):
                 os.kill(pid, signal.SIGKILL)
                 while pid_alive(pid):
                     time.sleep(0.02)
-        subprocess.run(["umount", str(mount)], check=True)
+        _unmount(mount)
 
 
 def test_full_disk_is_named_and_keeps_every_acknowledged_write(small_disk):
