@@ -48,23 +48,26 @@ def process_start_time(pid: int) -> str:
 
     A pid plus its start time names one process even after the pid is reused.
     """
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    # the command name (field 2) may hold spaces; fields after it are plain
-    return stat.rsplit(")", 1)[-1].split()[19]
+    fields = _stat_fields(pid)
+    return fields[19] if fields else ""
 
 
 def cpu_ticks(pid: int) -> int | None:
     """The clock ticks ``pid`` has run on a CPU (user and system, every thread), None if
     unknown: a process whose count stands still is doing nothing."""
+    fields = _stat_fields(pid)
+    return int(fields[11]) + int(fields[12]) if fields else None  # utime, stime (14, 15)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name, the state (field 3)
+    first; None when it cannot be read."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    # the command name (field 2) may hold spaces; fields after it are plain
+    return stat.rsplit(")", 1)[-1].split()
 
 
 def lease_holder_alive(lease: Path) -> bool:
