@@ -336,6 +336,10 @@ class NamespaceView(VectorSearch):
         """The memory's time (epoch ms), None if it has none."""
         return self._columns.time(self.row_of(memory_id))
 
+    def time_at(self, row: int) -> int | None:
+        """The time (epoch ms) of the memory at ``row``, None if it has none."""
+        return self._columns.time(row)
+
     def times_at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(times, rows) of those of ``rows`` whose memory has a time, in their order."""
         times = self._columns.t[rows]

@@ -47,7 +47,16 @@ class VectorSearch:
 
     def nearest(self, vector: np.ndarray, k: int,
                 rows: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """The ``k`` memories most similar to ``vector`` (among ``rows`` if given, sorted).
+        """The ``k`` memories most similar to ``vector`` (among ``rows`` if given, sorted),
+        best first, as (id, score): `nearest_rows` named."""
+        return self.named(*self.nearest_rows(vector, k, rows))
+
+    def nearest_rows(self, vector: np.ndarray, k: int,
+                     rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the ``k`` memories most similar to ``vector`` (among ``rows`` if
+        given, sorted), best first, and their scores: two arrays, for a caller that goes
+        on by rows (at a million memories a recall reads 500 neighbours, and naming them
+        and finding their rows again cost a millisecond).
 
         Scores are exact cosines. A view of more than `vector_index.IVF_ABOVE` rows
         rescores only the candidates its index finds (`nearest_ivf`) when there are more
@@ -57,8 +66,8 @@ class VectorSearch:
         n = len(self._ids)
         if n > vector_index.IVF_ABOVE and (n if rows is None else len(rows)) > IVF_SCOPE_MIN \
                 and self.index_ready():
-            return self.nearest_ivf(vector, k, rows)
-        return self.nearest_exact(vector, k, rows)
+            return self._ivf_rows(vector, k, rows)
+        return self._exact_rows(vector, k, rows)
 
     def index_ready(self, wait: float | None = 0.0) -> bool:
         """Whether the vector index can serve a search, waiting up to ``wait`` seconds
@@ -81,9 +90,13 @@ class VectorSearch:
         """`nearest` among the best `k` + `RESCORE_MARGIN` candidates of the view's
         index (`vector_index`, kept up with new rows; trained here when it is missing or
         stale and no thread is training it), rescored exactly in single precision."""
+        return self.named(*self._ivf_rows(vector, k, rows))
+
+    def _ivf_rows(self, vector: np.ndarray, k: int,
+                  rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         n = len(self._ids)
         if n == 0 or k <= 0:
-            return []
+            return _NONE
         if self._training is not None and (self._coarse is None or self._training.done):
             self.index_ready(wait=None)
         if self._coarse is None or (self._training is None and
@@ -93,7 +106,7 @@ class VectorSearch:
             self._coarse.add(self._coarse.size, self._matrix[self._coarse.size:n])
         candidates = self._coarse.search(vector, rows, n, k + RESCORE_MARGIN)
         if len(candidates) == 0:
-            return []
+            return _NONE
         with one_blas_thread():
             scores = self._matrix[candidates] @ vector
         return self._best(candidates, scores, k)
@@ -104,9 +117,13 @@ class VectorSearch:
         precision, on one thread. (A half-precision copy scanned first, then the best
         rescored, cost more a core for small scopes and whole views and less only for
         scattered scopes of 20,000-50,000 rows: `benchmarks/scan_bench.py`.)"""
+        return self.named(*self._exact_rows(vector, k, rows))
+
+    def _exact_rows(self, vector: np.ndarray, k: int,
+                    rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         n = len(self._ids)
         if n == 0 or k <= 0 or (rows is not None and len(rows) == 0):
-            return []
+            return _NONE
         with one_blas_thread():
             if rows is None:
                 candidates, scores = np.arange(n), self._matrix[:n] @ vector
@@ -117,18 +134,26 @@ class VectorSearch:
         return self._best(candidates, scores, k)
 
     def _best(self, candidates: np.ndarray, scores: np.ndarray,
-              k: int) -> list[tuple[str, float]]:
-        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones."""
+              k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones:
+        (rows, scores)."""
         k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         rows = candidates[top]
         kept = ~self._columns.forgotten[rows]
-        # whole arrays to Python at once: a recall reads 500 neighbours at a million
-        # memories, and one numpy scalar at a time cost 0.8 ms of it
+        return rows[kept], scores[top][kept]
+
+    def named(self, rows: np.ndarray, scores: np.ndarray) -> list[tuple[str, float]]:
+        """(id, score) of each of ``rows``, in order."""
+        # whole arrays to Python at once: one numpy scalar at a time cost 0.8 ms for the
+        # 500 neighbours a recall reads at a million memories
         ids = self._ids
-        return [(ids[row], score) for row, score in
-                zip(rows[kept].tolist(), scores[top][kept].tolist())]
+        return [(ids[row], score) for row, score in zip(rows.tolist(), scores.tolist())]
+
+
+#: no neighbours: (rows, scores)
+_NONE = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
 
 #: an exact scan of a scope of more than this share of the view's rows scores every row
 #: in one contiguous pass and picks the scope's out: gathering scattered rows first costs

@@ -124,6 +124,14 @@ class RecordDict(LazyDict[MemoryRecord]):
         super().__init__(*args, **kwargs)
         self._read: OrderedDict[str, None] = OrderedDict()  # made to read: by last read
         self._set: set[str] = set()  # set since loading: kept
+        # by row: whether the record is made (marked before it is made, cleared after it
+        # is trimmed, so a reader never takes a made record for a saved one)
+        self._made_rows = np.zeros(len(self._base), dtype=bool)
+
+    def _mark(self, key: str) -> None:
+        at = self._position.get(key)
+        if at is not None:
+            self._made_rows[at] = True
 
     def saved_sibling_rows(self, rows: np.ndarray, held_row: Callable[[str], int]
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -135,9 +143,9 @@ class RecordDict(LazyDict[MemoryRecord]):
         if self.siblings is None:
             return _NO_ROWS, _NO_ROWS, rows
         offsets, siblings, unheld = self.siblings
-        n, base, made = len(offsets) - 1, self._base, self._made
-        answered = np.fromiter((row < n and base[row] not in made for row in rows.tolist()),
-                               dtype=bool, count=len(rows))
+        n = len(offsets) - 1
+        answered = rows < n
+        answered[answered] = ~self._made_rows[rows[answered]]
         asked = rows[answered]
         starts = offsets[asked]
         counts = offsets[asked + 1] - starts
@@ -155,6 +163,8 @@ class RecordDict(LazyDict[MemoryRecord]):
 
     def __getitem__(self, key: str) -> MemoryRecord:
         before = self._made.get(key, _ABSENT)
+        if before is _ABSENT:
+            self._mark(key)
         value = super().__getitem__(key)
         if before is _ABSENT:
             if key not in self._set:
@@ -168,11 +178,13 @@ class RecordDict(LazyDict[MemoryRecord]):
 
     def __setitem__(self, key: str, value: MemoryRecord) -> None:
         self._set.add(key)
+        self._mark(key)
         self._read.pop(key, None)
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
         self._set.add(key)
+        self._mark(key)
         self._read.pop(key, None)
         super().__delitem__(key)
 
@@ -184,6 +196,9 @@ class RecordDict(LazyDict[MemoryRecord]):
             key, _ = self._read.popitem(last=False)
             if key not in self._set:
                 self._made.pop(key, None)
+                at = self._position.get(key)
+                if at is not None and key not in self._made:  # not made again meanwhile
+                    self._made_rows[at] = False
                 dropped += 1
         return dropped
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from graphmem import view_snapshot as vs
 from graphmem.retrieval.channels import CHANNELS, RankContext
-from graphmem.retrieval.channels.deposit import CANDIDATES, DECIMALS, group_means
+from graphmem.retrieval.channels.deposit import CANDIDATES, DECIMALS, group_means, similarities
 from graphmem.retrieval.text_index import TextIndex
 from graphmem.view import NamespaceView
 
@@ -156,3 +156,24 @@ def test_a_deposits_mean_does_not_depend_on_the_order_of_its_members(groups, see
     assert means.tolist() == shuffled.tolist()
     exact = [math.fsum(g) / len(g) for g in groups]
     assert np.allclose(means, exact, rtol=0, atol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 40), st.data())
+def test_a_similarity_is_its_row_s_alone_whatever_rows_it_is_scored_with(seed, n, data):
+    """The means that order deposits are summed from these: a value that moved with the
+    rows scored beside it would order the same deposits differently in two views."""
+    rng = np.random.default_rng(seed)
+    view = NamespaceView("s")
+    for i in range(n):
+        view.upsert(_row(f"m{i}", "note", i + 1, {"ana"}, False,
+                         rng.standard_normal(48).astype(np.float32).tolist(), set()))
+    vector = rng.standard_normal(48).astype(np.float32)
+    rows = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3 * n)),
+                    dtype=np.int64)
+    together = similarities(view, rows, vector)
+    alone = [similarities(view, rows[i:i + 1], vector)[0] for i in range(len(rows))]
+    assert together.tolist() == alone
+    exact = [math.fsum(float(a) * float(b) for a, b in zip(view.vectors_at(rows[i:i + 1])[0],
+                                                           vector)) for i in range(len(rows))]
+    assert np.allclose(together, exact, rtol=0, atol=1e-12)

@@ -99,13 +99,13 @@ def test_the_question_s_neighbours_are_searched_once_for_every_channel_that_read
     from graphmem.view import NamespaceView
 
     widths: list[int] = []
-    search = NamespaceView.nearest
+    search = NamespaceView.nearest_rows
 
     def counted(view, vector, k, rows=None):
         widths.append(k)
         return search(view, vector, k, rows)
 
-    monkeypatch.setattr(NamespaceView, "nearest", counted)
+    monkeypatch.setattr(NamespaceView, "nearest_rows", counted)
     channels = ("dense", "deposit", "spread")
     config = HYBRID.model_copy(update={
         "classify": False, "channels": channels, "weights": dict.fromkeys(channels, 1.0),

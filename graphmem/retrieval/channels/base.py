@@ -20,7 +20,8 @@ class Neighbours:
 
     widest: int = 0  # the most any channel that will run reads
     searched: int = 0
-    found: list[tuple[str, float]] = field(default_factory=list)
+    rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    scores: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.float32))
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,13 @@ class RankContext:
     near: Neighbours = field(default_factory=Neighbours)
 
     def nearest(self, query: Query, k: int) -> list[tuple[str, float]]:
-        """The ``k`` owned memories nearest the question, best first.
+        """The ``k`` owned memories nearest the question, best first: (id, score)."""
+        rows, scores = self.nearest_rows(query, k)
+        return self.view.named(rows, scores)
+
+    def nearest_rows(self, query: Query, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The view rows of the ``k`` owned memories nearest the question, best first,
+        and their scores.
 
         Dense, deposit and spread read the question's neighbours, and at a million
         memories each search of the vector index costs milliseconds: the widest search
@@ -52,9 +59,9 @@ class RankContext:
         near = self.near
         if k > near.searched:
             near.searched = max(k, near.widest)
-            near.found = self.view.nearest(query.vector, near.searched,
-                                           self.owned_rows())
-        return near.found[:k]
+            near.rows, near.scores = self.view.nearest_rows(query.vector, near.searched,
+                                                            self.owned_rows())
+        return near.rows[:k], near.scores[:k]
 
     def owned_rows(self) -> np.ndarray:
         """The view rows of ``owned`` (sorted): what the text index searches by."""

@@ -29,16 +29,16 @@ class Spread:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        found = ctx.nearest(query, depth * _READ)
+        found, _ = ctx.nearest_rows(query, depth * _READ)
         days: set[int] = set()
         out: list[str] = []
-        for mid, _ in found:
-            t = view.time_of(mid)
+        for row in found.tolist():
+            t = view.time_at(row)
             if t is not None:
                 if t // _DAY_MS in days:
                     continue
                 days.add(t // _DAY_MS)
-            out.append(mid)
+            out.append(view.id_at(row))
             if len(out) == depth:
                 break
         return out
