@@ -78,7 +78,7 @@ class VectorSearch:
         if training is not None and training.wait(wait):
             self._training = None
             self._coarse = training.take(self._matrix, len(self._ids))
-        stale = self._coarse is None or self._coarse.stale_share > vector_index.REBUILD_SHARE
+        stale = self._coarse is None or self._coarse.outdated
         if stale and self._training is None and len(self._ids) >= 16:
             self._training = vector_index.Training(self._matrix[:len(self._ids)])
             if wait is None or wait > 0:
@@ -99,8 +99,7 @@ class VectorSearch:
             return _NONE
         if self._training is not None and (self._coarse is None or self._training.done):
             self.index_ready(wait=None)
-        if self._coarse is None or (self._training is None and
-                                    self._coarse.stale_share > vector_index.REBUILD_SHARE):
+        if self._coarse is None or (self._training is None and self._coarse.outdated):
             self._coarse = vector_index.CoarseIndex.train(self._matrix[:n])
         elif self._coarse.size < n:
             self._coarse.add(self._coarse.size, self._matrix[self._coarse.size:n])
