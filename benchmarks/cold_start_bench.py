@@ -98,6 +98,10 @@ def main() -> None:
                              "cold start reads the same bytes; the fill takes minutes, not "
                              "an hour, on a loaded machine)")
     args = parser.parse_args()
+    if args.size < view_snapshot.SAVE_AFTER_ROWS:
+        parser.error(f"--size {args.size} is too small to measure: a view writes its "
+                     f"snapshot once it has read {view_snapshot.SAVE_AFTER_ROWS} memories; "
+                     "pass at least that many")
     if args.data_dir:
         print(json.dumps(measure(args.size, args.writes, args.data_dir, args.seed,
                                  args.synthetic_vectors), indent=2))

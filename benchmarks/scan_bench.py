@@ -34,7 +34,8 @@ def _half_way(matrix: np.ndarray, half: np.ndarray, rows: np.ndarray | None,
     part = half if rows is None else half[rows]
     query = torch.from_numpy(np.ascontiguousarray(vector, dtype=np.float16))
     coarse = (torch.from_numpy(part) @ query).float().numpy()
-    keep = np.argpartition(-coarse, k + RESCORE_MARGIN - 1)[:k + RESCORE_MARGIN]
+    fetch = min(k + RESCORE_MARGIN, len(coarse))  # a scope smaller than that: all of it
+    keep = np.argpartition(-coarse, fetch - 1)[:fetch]
     candidates = keep if rows is None else rows[keep]
     scores = matrix[candidates] @ vector
     return candidates[np.argsort(-scores, kind="stable")[:k]]

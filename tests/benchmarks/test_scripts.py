@@ -46,3 +46,38 @@ def test_sentence_vectors_feed_the_index_benchmark(tmp_path, shared_data):
     # neighbours (an agent's tenth here is 56 rows: too few to say anything)
     shipped = report["settings"]["share 0.25, margin 190"]
     assert shipped["all"]["recall@10_report"] >= 0.9, report["settings"]
+
+
+def test_memory_bench_runs_on_a_small_store(tmp_path):
+    report = json.loads(_run("memory_bench.py", "--sizes", "300", "--ops", "10",
+                             "--template-vectors", "--deposit-atoms", "3", "--freeze",
+                             "--data-dir", str(tmp_path / "data"), "--json", cwd=tmp_path))
+    (run,) = report
+    assert run["memories"] == 300 and run["ops"] == 10
+    for op in ("remember", "recall", "recall, a list question naming an agent"):
+        latency = run["latency_ms"][op]
+        assert 0 < latency["p50"] <= latency["p95"] <= latency["max"]
+    assert run["rss_mb"] > 0
+
+
+def test_the_exact_scan_benchmark_runs_on_scopes_smaller_than_its_candidates(tmp_path):
+    report = json.loads(_run("scan_bench.py", "--rows", "2000", "--scopes", "200,1000",
+                             "--queries", "5", cwd=tmp_path))
+    # the half-precision copy scored first finds the single-precision scan's top k
+    assert report["sizes"]["all 2000"]["same_top_k"] == "5/5"
+    assert report["sizes"]["scope 200"]["same_top_k"] == "5/5"
+
+
+def test_the_cold_start_benchmark_measures_a_snapshot(tmp_path):
+    report = json.loads(_run("cold_start_bench.py", "--size", "5000", "--writes", "5",
+                             "--synthetic-vectors", cwd=tmp_path))
+    assert report["same_hits"] is True and report["snapshot_mb"] > 0
+    assert report["first_recall_from_snapshot_s"] > 0
+
+
+def test_the_cold_start_benchmark_says_when_a_store_is_too_small(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cold_start_bench.py"),
+                           "--size", "300"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 2
+    assert "too small to measure" in done.stderr and "5000" in done.stderr
