@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,3 +82,30 @@ def test_the_cold_start_benchmark_says_when_a_store_is_too_small(tmp_path):
                           cwd=tmp_path)
     assert done.returncode == 2
     assert "too small to measure" in done.stderr and "5000" in done.stderr
+
+
+#: the other benchmark scripts on small inputs, and a line of what each prints
+SMALL_RUNS = [
+    ("ann_bench.py", ["--size", "300", "--queries", "5", "--synthetic-vectors"], '"scopes"'),
+    ("first_read_bench.py", ["--size", "300"], "| page | first read s |"),
+    ("lifecycle_bench.py", ["--sizes", "300"], "| memories | maintain s |"),
+    ("log_compaction_bench.py", ["--size", "300", "--starts", "1"], "| reclaim | reclaim s |"),
+    ("store_bench.py", ["--sizes", "300", "--ops", "10"], "| nodes | operation |"),
+    ("statement_parse_bench.py", ["--limit", "20"], "| statements |"),
+    ("meaning_bench.py", ["--limit", "20"], '"turns"'),
+]
+
+
+@pytest.mark.parametrize("script,args,shows", SMALL_RUNS, ids=[r[0] for r in SMALL_RUNS])
+def test_a_benchmark_script_runs_on_a_small_input(tmp_path, shared_data, script, args, shows):
+    assert shows in _run(script, *args, cwd=tmp_path)
+
+
+def test_the_hnsw_benchmark_runs_on_real_sentences(tmp_path, shared_data):
+    out = tmp_path / "vectors"
+    _run("sentence_vectors.py", "--out", str(out), "--data", str(shared_data),
+         "--limit", "500", cwd=tmp_path)
+    report = json.loads(_run("hnsw_rescore_bench.py", "--vectors", str(out), "--queries",
+                             "10", cwd=tmp_path))
+    assert report["rows"] == 490 and report["queries"] == 10
+    assert 0.0 <= report["whole"]["fetch_10"]["recall@10"] <= 1.0
