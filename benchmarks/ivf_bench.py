@@ -37,7 +37,7 @@ from memory_bench import AGENTS, percentile  # noqa: E402
 from graphmem import vector_index  # noqa: E402
 from graphmem import view_search  # noqa: E402
 from graphmem.view import NamespaceView  # noqa: E402
-from graphmem.view_rows import NO_TIME, RowColumns  # noqa: E402
+from graphmem.view_rows import RowColumns  # noqa: E402
 
 SHARES = (0.05, 0.08, 0.12, 0.16, 0.25)
 MARGINS = (64, 190)
@@ -57,9 +57,7 @@ def view_of(vectors: np.ndarray, seed: int) -> NamespaceView:
     n = len(vectors)
     view._matrix = vectors
     view._ids = [f"m{i}" for i in range(n)]
-    view._columns = RowColumns.of({"forgotten": np.zeros(n, dtype=bool),  # none forgotten
-                                   "t": np.full(n, NO_TIME, dtype=np.int64),
-                                   "linked": np.zeros(n, dtype=bool)})
+    view._columns = RowColumns(n)  # none forgotten, none timed, none linked
     for row in range(n):
         for agent in rng.sample(AGENTS, rng.randint(1, 3)):
             view._owned.setdefault(agent, []).append(row)

@@ -334,7 +334,7 @@ class NamespaceView(VectorSearch):
 
     def time_of(self, memory_id: str) -> int | None:
         """The memory's time (epoch ms), None if it has none."""
-        return self._columns.time(self.row_of(memory_id))
+        return self.time_at(self.row_of(memory_id))
 
     def time_at(self, row: int) -> int | None:
         """The time (epoch ms) of the memory at ``row``, None if it has none."""

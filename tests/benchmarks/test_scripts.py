@@ -18,10 +18,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(script: str, *args: str, cwd: Path) -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
+def _completed(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
                           capture_output=True, text=True, timeout=900, cwd=cwd,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def _run(script: str, *args: str, cwd: Path) -> str:
+    done = _completed(script, *args, cwd=cwd)
     assert done.returncode == 0, f"{script} failed:\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -77,9 +81,7 @@ def test_the_cold_start_benchmark_measures_a_snapshot(tmp_path):
 
 
 def test_the_cold_start_benchmark_says_when_a_store_is_too_small(tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cold_start_bench.py"),
-                           "--size", "300"], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path)
+    done = _completed("cold_start_bench.py", "--size", "300", cwd=tmp_path)
     assert done.returncode == 2
     assert "too small to measure" in done.stderr and "5000" in done.stderr
 
