@@ -7,7 +7,8 @@ texts, owners and neighbours, and catches up by sequence number: every write adv
 the namespace version and stamps what it touched with it (``m.seq``), so
 ``changed_since`` returns exactly what this view has not seen. Writes are guarded by
 that version, so a view that is behind can never make a write land on a stale plan.
-Searching the vectors (`nearest`) is `graphmem.view_search`'s half of the view.
+Searching the vectors (`nearest`) is `graphmem.view_search`'s part of the view, and
+reading an agent's rows and ids `graphmem.view_owners`'s.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from array import array
 from bisect import insort
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -25,7 +26,8 @@ from graphmem.errors import QueryFailed
 from graphmem.text.entity_resolution import Entity, EntityResolver
 from graphmem.store.base import Row, Store
 from graphmem.untraced import IdList, id_set, row_list
-from graphmem.view_rows import NO_TIME, OwnedIds, RowColumns
+from graphmem.view_owners import NO_ROWS as _NO_ROWS, OwnerRows, SortedRows
+from graphmem.view_rows import NO_TIME, RowColumns
 from graphmem.view_search import VectorSearch
 
 
@@ -77,7 +79,7 @@ SavedSiblings = Callable[[np.ndarray, Callable[[str], int]],
                          tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
-class NamespaceView(VectorSearch):
+class NamespaceView(VectorSearch, OwnerRows):
     """Embeddings, owners and links of one namespace, synced from the store."""
 
     def __init__(self, ns: str) -> None:
@@ -89,10 +91,10 @@ class NamespaceView(VectorSearch):
         self._ids = IdList()
         self._matrix = np.zeros((64, DIMENSION), dtype=np.float32)  # resized by 1st vector
         self._owned: dict[str, array] = {}  # agent -> rows (int64) of what it owns
-        self._owned_cache: dict[str, _SortedRows] = {}
+        self._owned_cache: dict[str, SortedRows] = {}
         self._owned_ids: dict[str, dict[str, None]] = {}  # kept in step, never rebuilt
         self._asserted: dict[str, array] = {}  # agent -> rows of what it asserted
-        self._asserted_cache: dict[str, _SortedRows] = {}
+        self._asserted_cache: dict[str, SortedRows] = {}
         # counts the rows ever taken out of an agent's owned or asserted ones (before
         # they are): a sorted copy made before is then not extended (`_sorted_rows`)
         self._rows_removed = 0
@@ -409,91 +411,11 @@ class NamespaceView(VectorSearch):
         latest = self._latest_at_place.get((agent, place))
         return None if latest is None else (latest[0], latest[3])
 
-    def owned_rows(self, agent: str) -> np.ndarray:
-        """Rows of the memories ``agent`` owns (forgotten ones included), sorted."""
-        return self._sorted_rows(self._owned, self._owned_cache, agent)
-
-    def asserted_rows(self, agent: str) -> np.ndarray:
-        """Rows of the memories ``agent`` asserted itself, sorted."""
-        return self._sorted_rows(self._asserted, self._asserted_cache, agent)
-
-    def _sorted_rows(self, rows: dict[str, array], cache: dict[str, _SortedRows],
-                     agent: str) -> np.ndarray:
-        """``rows[agent]`` as a sorted array (one array until the rows change).
-
-        Rows come in order: a new memory takes the next row, so the rows appended since
-        the last sorted copy usually come after it, and the copy is extended by them, not
-        sorted again (sorting a million nearly sorted rows cost 12 ms, on the first
-        recall after each write of a one-person store). A removal counts in
-        ``_rows_removed`` before it is made, so a copy made before it, or extended while
-        it was made, is never extended after; the writer never changes a copy a reader
-        may hold."""
-        removed = self._rows_removed
-        kept = cache.get(agent)
-        current = rows.get(agent)
-        if current is None:
-            return _NO_ROWS
-        if kept is not None and kept.removed == removed:
-            if kept.count == len(current):
-                return kept.rows
-            tail = np.array(current[kept.count:], dtype=np.int64)
-            count = kept.count + len(tail)
-            after = len(tail) > 0 and (len(kept.rows) == 0 or tail[0] > kept.rows[-1])
-            if after and bool(np.all(tail[1:] > tail[:-1])) and self._rows_removed == removed:
-                sorted_rows = np.concatenate([kept.rows, tail])
-                cache[agent] = _SortedRows(sorted_rows, count, removed)
-                return sorted_rows
-        copied = np.array(current, dtype=np.int64)
-        sorted_rows = np.sort(copied)
-        cache[agent] = _SortedRows(sorted_rows, len(copied), removed)
-        return sorted_rows
-
-    def agents(self) -> list[str]:
-        """The agents that own at least one memory of the namespace."""
-        return [agent for agent, rows in self._owned.items() if rows]
-
-    def owned_ids(self, agent: str) -> AbstractSet[str]:
-        """Ids of the memories ``agent`` owns (forgotten ones included); read-only, and
-        live: it follows the view as it syncs. In a restored view they are made when
-        first asked whether they hold an id, or listed (`view_rows.OwnedIds`)."""
-        made = getattr(self._owned_ids, "made", None)
-        if made is not None and agent in self._owned_ids and made(agent) is None:
-            return OwnedIds(self._owned, self._owned_ids, agent)
-        owned = self._owned_ids.get(agent)
-        return _NOTHING if owned is None else owned.keys()
-
-    def _made_owned_ids(self, agent: str) -> dict[str, None] | None:
-        """The ids ``agent`` owns, to keep in step with its rows; in a restored view, only
-        if they were made (read) since loading: the others are made from the owned rows
-        when first read, as they are then (an agent's hundred thousand ids at a million
-        memories cost 40-60 ms to make, on its first write in the process)."""
-        made = getattr(self._owned_ids, "made", None)
-        return self._owned_ids[agent] if made is None else made(agent)
-
-    def owns(self, agent: str, memory_id: str) -> bool:
-        record = self.records.get(memory_id)
-        return record is not None and agent in record.owners
-
-_NOTHING: frozenset[str] = frozenset()
-
 
 def _grown(matrix: np.ndarray, n: int) -> np.ndarray:
     grown = np.zeros((2 * len(matrix), matrix.shape[1]), dtype=matrix.dtype)
     grown[:n] = matrix[:n]
     return grown
-
-
-@dataclass(frozen=True)
-class _SortedRows:
-    """An agent's rows sorted: the first ``count`` of its row list, made while
-    ``removed`` rows had been taken out of the view's lists."""
-
-    rows: np.ndarray
-    count: int
-    removed: int
-
-
-_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _owner_contexts(row: Row, first: str | None) -> dict[str, str | None]:
