@@ -7,41 +7,25 @@ test noticing: `ivf_bench.py` failed for sessions after the view's row columns c
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _completed(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
-                          capture_output=True, text=True, timeout=900, cwd=cwd,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
-
-
-def _run(script: str, *args: str, cwd: Path) -> str:
-    done = _completed(script, *args, cwd=cwd)
-    assert done.returncode == 0, f"{script} failed:\n{done.stderr[-3000:]}"
-    return done.stdout
+from tests.benchmarks import scripts
 
 
 def test_sentence_vectors_feed_the_index_benchmark(tmp_path, shared_data):
     out = tmp_path / "vectors"
-    _run("sentence_vectors.py", "--out", str(out), "--data", str(shared_data),
-         "--limit", "600", cwd=tmp_path)
+    scripts.run("sentence_vectors.py", "--out", str(out), "--data", str(shared_data),
+                 "--limit", "600", cwd=tmp_path)
     blocks = sorted(out.glob("v*.npy"))
     assert [b.name for b in blocks] == ["v000.npy"]
     vectors = np.load(blocks[0])
     assert vectors.shape == (600, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert len({v.tobytes() for v in vectors}) == 600  # each sentence once
-    report = json.loads(_run("ivf_bench.py", "--vectors", str(out), "--queries", "40",
-                             cwd=tmp_path))
+    report = json.loads(scripts.run("ivf_bench.py", "--vectors", str(out), "--queries", "40",
+                                     cwd=tmp_path))
     assert report["rows"] == 560 and report["queries"] == 40
     assert 0 < report["agent_rows"] < 560
     recalls = [side["recall@10_report"] for row in report["settings"].values()
@@ -54,9 +38,9 @@ def test_sentence_vectors_feed_the_index_benchmark(tmp_path, shared_data):
 
 
 def test_memory_bench_runs_on_a_small_store(tmp_path):
-    report = json.loads(_run("memory_bench.py", "--sizes", "300", "--ops", "10",
-                             "--template-vectors", "--deposit-atoms", "3", "--freeze",
-                             "--data-dir", str(tmp_path / "data"), "--json", cwd=tmp_path))
+    report = json.loads(scripts.run("memory_bench.py", "--sizes", "300", "--ops", "10",
+                                     "--template-vectors", "--deposit-atoms", "3", "--freeze",
+                                     "--data-dir", str(tmp_path / "data"), "--json", cwd=tmp_path))
     (run,) = report
     assert run["memories"] == 300 and run["ops"] == 10
     for op in ("remember", "recall", "recall, a list question naming an agent"):
@@ -66,22 +50,22 @@ def test_memory_bench_runs_on_a_small_store(tmp_path):
 
 
 def test_the_exact_scan_benchmark_runs_on_scopes_smaller_than_its_candidates(tmp_path):
-    report = json.loads(_run("scan_bench.py", "--rows", "2000", "--scopes", "200,1000",
-                             "--queries", "5", cwd=tmp_path))
+    report = json.loads(scripts.run("scan_bench.py", "--rows", "2000", "--scopes", "200,1000",
+                                     "--queries", "5", cwd=tmp_path))
     # the half-precision copy scored first finds the single-precision scan's top k
     assert report["sizes"]["all 2000"]["same_top_k"] == "5/5"
     assert report["sizes"]["scope 200"]["same_top_k"] == "5/5"
 
 
 def test_the_cold_start_benchmark_measures_a_snapshot(tmp_path):
-    report = json.loads(_run("cold_start_bench.py", "--size", "5000", "--writes", "5",
-                             "--synthetic-vectors", cwd=tmp_path))
+    report = json.loads(scripts.run("cold_start_bench.py", "--size", "5000", "--writes", "5",
+                                     "--synthetic-vectors", cwd=tmp_path))
     assert report["same_hits"] is True and report["snapshot_mb"] > 0
     assert report["first_recall_from_snapshot_s"] > 0
 
 
 def test_the_cold_start_benchmark_says_when_a_store_is_too_small(tmp_path):
-    done = _completed("cold_start_bench.py", "--size", "300", cwd=tmp_path)
+    done = scripts.completed("cold_start_bench.py", "--size", "300", cwd=tmp_path)
     assert done.returncode == 2
     assert "too small to measure" in done.stderr and "5000" in done.stderr
 
@@ -100,14 +84,14 @@ SMALL_RUNS = [
 
 @pytest.mark.parametrize("script,args,shows", SMALL_RUNS, ids=[r[0] for r in SMALL_RUNS])
 def test_a_benchmark_script_runs_on_a_small_input(tmp_path, shared_data, script, args, shows):
-    assert shows in _run(script, *args, cwd=tmp_path)
+    assert shows in scripts.run(script, *args, cwd=tmp_path)
 
 
 def test_the_hnsw_benchmark_runs_on_real_sentences(tmp_path, shared_data):
     out = tmp_path / "vectors"
-    _run("sentence_vectors.py", "--out", str(out), "--data", str(shared_data),
-         "--limit", "500", cwd=tmp_path)
-    report = json.loads(_run("hnsw_rescore_bench.py", "--vectors", str(out), "--queries",
-                             "10", cwd=tmp_path))
+    scripts.run("sentence_vectors.py", "--out", str(out), "--data", str(shared_data),
+                 "--limit", "500", cwd=tmp_path)
+    report = json.loads(scripts.run("hnsw_rescore_bench.py", "--vectors", str(out), "--queries",
+                                     "10", cwd=tmp_path))
     assert report["rows"] == 490 and report["queries"] == 10
     assert 0.0 <= report["whole"]["fetch_10"]["recall@10"] <= 1.0
