@@ -68,16 +68,36 @@ def topic_groups(topics: list[str], n: int = N_TOPIC_GROUPS) -> dict[str, str]:
     return {t: f"topics-{i // size + 1}" for i, t in enumerate(topics)}
 
 
+def only_ids(value: str) -> list[str]:
+    """The unit ids ``--only`` names: comma-separated, or one a line of the file named
+    after an ``@`` (lines that open with ``#`` are comments)."""
+    if value.startswith("@"):
+        lines = Path(value[1:]).read_text().splitlines()
+        return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    return [unit_id for unit_id in value.split(",") if unit_id]
+
+
 def capture(args) -> list:
     from graphmem import MemoryGraph
     from graphmem.evaluation.runner import uncached_embedder
 
-    plan = plan_units(args.locomo, args.prefeval, every={"explicit": args.prefeval_every,
-                              "implicit-choice": args.choice_every,
-                              "implicit-persona": args.persona_every},
-                      distractors=args.distractors, seed=args.seed, other_half=args.other_half)
-    if args.only:  # in the order listed (a slow capture does the folds round robin)
-        order = {unit_id: i for i, unit_id in enumerate(args.only.split(","))}
+    every = {"explicit": args.prefeval_every, "implicit-choice": args.choice_every,
+             "implicit-persona": args.persona_every}
+    only = only_ids(args.only) if args.only else None
+    if only is not None:  # any item may be named: every one is planned, then picked
+        every = dict.fromkeys(every, 1)
+    plan = plan_units(args.locomo, args.prefeval, every=every, distractors=args.distractors,
+                      seed=args.seed, other_half=args.other_half and only is None)
+    if only is not None:  # in the order listed (a slow capture does the folds round robin)
+        order = {unit_id: i for i, unit_id in enumerate(only)}
+        unknown = [u for u in only if u not in {p[0].id for p in plan}]
+        if unknown:
+            raise SystemExit(
+                f"--only names {len(unknown)} unit(s) not in the data read: "
+                f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}; a unit is "
+                "a LoCoMo conversation (conv-26) or a PrefEval item "
+                "(prefeval/explicit/education_resources/0), and --no-locomo or "
+                "--no-prefeval leaves its benchmark out")
         plan = sorted((p for p in plan if p[0].id in order), key=lambda p: order[p[0].id])
     print(f"{len(plan)} units to capture", file=sys.stderr)
     if args.cached_only:
@@ -139,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True,
                         help="directory outside the repo for the store and the capture cache")
     parser.add_argument("--capture-only", action="store_true")
-    parser.add_argument("--only", help="capture only these unit ids (comma-separated), in this order: "
-                                       "to split a capture between processes")
+    parser.add_argument("--only", help="capture only these units, in this order, whatever "
+                                       "the --*-every options choose: ids comma-separated, "
+                                       "or @FILE with one a line (to split a capture "
+                                       "between processes, or to capture a listed slice)")
     parser.add_argument("--cached-only", action="store_true",
                         help="use only the units already captured in --work (no ingestion)")
     parser.add_argument("--also", type=Path, action="append", default=[],
