@@ -182,8 +182,12 @@ def judge(units, ks: tuple[int, ...], tolerate_mismatch: bool = False,
     shipped = cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED]
     cv_fitted.FIT_VARIANTS[cv_fitted.SHIPPED] = replace(
         shipped, left_out=(*shipped.left_out, *simulated))
+    # a simulated channel may take the name of one the shipped procedure leaves out
+    # (expansion_channel's `expand`, simulated before it was built): a variant that adds
+    # it weighs the simulated ranking
+    others = tuple(c for c in shipped.left_out if c not in simulated)
     for name, left_out in variants.items():
-        cv_fitted.FIT_VARIANTS[name] = replace(shipped, left_out=(*shipped.left_out, *left_out))
+        cv_fitted.FIT_VARIANTS[name] = replace(shipped, left_out=(*others, *left_out))
     return cv_fitted.run_fitted(units, ks=ks, variants=list(variants),
                                 tolerate_mismatch=tolerate_mismatch)
 
