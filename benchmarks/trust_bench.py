@@ -1,16 +1,19 @@
 """RFC-0011 §13's four benchmark tests, and what trust costs a write.
 
-    python benchmarks/trust_bench.py [--size 100000] [--ops 200] [--skip-latency | --only-latency] [--json]
+    python benchmarks/trust_bench.py [--size 100000] [--ops 200] [--pairs 25] [--attack-hours 5]
+                                     [--revoked 100] [--skip-latency | --only-latency] [--json]
+    python benchmarks/trust_bench.py --size 300 --ops 10 --pairs 5 --attack-hours 1 \
+                                     --revoked 20    # a quick look, not the reported figures
 
 1. Trust-weighted reinforcement: identical signals from a 0.8-trust and a 1.0-trust
-   agent; the ratio of their confidence gains (RFC: 0.8).
+   agent (``--pairs`` of them); the ratio of their confidence gains (RFC: 0.8).
 2. Poisoning resistance: a malicious agent, new and so in quarantine, tries 150 false
    claims an hour for five hours (above the default 100/hour and 500/day limits), while
    two sybils repeat its claims to reinforce them; how many are accepted and rejected
    (each rejection logged), and the highest confidence any false claim reaches (RFC:
-   none above 0.50).
-3. Revocation correctness: an agent contributes to 100 memories (creating some,
-   reinforcing others, some told by another agent); it is revoked; the stored
+   none above 0.50). ``--attack-hours 1`` crosses only the hourly limit.
+3. Revocation correctness: an agent contributes to 100 memories (``--revoked``; creating
+   some, reinforcing others, some told by another agent); it is revoked; the stored
    confidences are compared with a from-scratch replay of the event log with trust 0,
    and with a second store in which the agent had trust 0 from the start.
 4. Federated merge: two stores whose agents share ids merge; every federated agent keeps
@@ -30,6 +33,7 @@ import random
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +48,7 @@ from memory_bench import AGENTS, fill, percentile, settle, statement  # noqa: E4
 START = 1_767_225_600_000  # 2026-01-01T00:00Z
 
 
-def reinforcement(root: Path) -> dict[str, Any]:
+def reinforcement(root: Path, pairs: int = 25) -> dict[str, Any]:
     """The same deposits in two namespaces, reinforced by a 1.0- and a 0.8-trust agent."""
     clock = ManualClock(START)
     gains: dict[float, list[float]] = {1.0: [], 0.8: []}
@@ -55,7 +59,7 @@ def reinforcement(root: Path) -> dict[str, Any]:
             g.register_agent("origin", kind="ai", ns=ns)
             g.register_agent("helper", kind="ai", ns=ns)
             g.set_trust("helper", trust, ns=ns, by="root")
-        for i in range(25):
+        for i in range(pairs):
             fact = f"Valve {i} of the cooling line was replaced on day {i + 1}."
             for trust in gains:
                 ns = f"weights-{trust}"
@@ -73,7 +77,7 @@ def reinforcement(root: Path) -> dict[str, Any]:
             "ratio_max": round(max(ratios), 9), "target": 0.8}
 
 
-def poisoning(root: Path) -> dict[str, Any]:
+def poisoning(root: Path, hours: int = 5) -> dict[str, Any]:
     ns = "poison"
     clock = ManualClock(START)
     with MemoryGraph.open(data_dir=root / "poison", clock=clock) as g:
@@ -103,7 +107,7 @@ def poisoning(root: Path) -> dict[str, Any]:
 
         # mallory tries 150 claims an hour for five hours; every fifth claim the sybils
         # repeat, to reinforce it (all three are new, so in quarantine)
-        for hour in range(5):
+        for hour in range(hours):
             for i in range(150):
                 claim = (f"Gate {i % 20} opens at {1 + (i + hour) % 5} at night."
                          if i % 3 == 0 else
@@ -126,7 +130,7 @@ def poisoning(root: Path) -> dict[str, Any]:
             "target": "no false claim above 0.50"}
 
 
-def revocation(root: Path) -> dict[str, Any]:
+def revocation(root: Path, memories: int = 100) -> dict[str, Any]:
     ns = "revoke"
 
     def populate(g: MemoryGraph, doomed_trust: float | None) -> list[str]:
@@ -137,7 +141,7 @@ def revocation(root: Path) -> dict[str, Any]:
             g.set_trust("doomed", doomed_trust, ns=ns, by="root")
         g.set_trust("peer-2", 0.7, ns=ns, by="root")
         touched = []
-        for i in range(100):
+        for i in range(memories):
             fact = f"Container {i} holds {i % 7 + 2} pallets of grain."
             if i % 4 == 0:  # created by a peer, reinforced by the doomed agent
                 touched.append(g.remember("peer-1", fact, ns=ns).memory_ids[0])
@@ -283,6 +287,12 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--ops", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--pairs", type=int, default=25,
+                        help="reinforcement pairs at each trust (default 25)")
+    parser.add_argument("--attack-hours", type=int, default=5,
+                        help="hours of the poisoning attack, 150 claims each (default 5)")
+    parser.add_argument("--revoked", type=int, default=100,
+                        help="memories the revoked agent contributes to (default 100)")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--only-latency", action="store_true")
     parser.add_argument("--json", action="store_true")
@@ -290,9 +300,9 @@ def main() -> None:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="graphmem-trust-") as tmp:
         root = Path(tmp)
-        tests = (("trust_weighted_reinforcement", reinforcement),
-                 ("poisoning_resistance", poisoning),
-                 ("revocation_correctness", revocation),
+        tests = (("trust_weighted_reinforcement", partial(reinforcement, pairs=args.pairs)),
+                 ("poisoning_resistance", partial(poisoning, hours=args.attack_hours)),
+                 ("revocation_correctness", partial(revocation, memories=args.revoked)),
                  ("federated_merge", federation))
         for name, run in () if args.only_latency else tests:
             started = time.perf_counter()

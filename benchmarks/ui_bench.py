@@ -155,7 +155,8 @@ def main() -> None:
             figures = {
                 "baseline": timed(lambda: get("/api/agents"), args.repeat),
                 "page 1": timed(lambda: get("/api/page?page=1&size=100"), args.repeat),
-                "middle": timed(lambda: get(f"/api/page?page={pages // 2}&size=100"),
+                # page 0 is refused: a store of one page has only that one to read
+                "middle": timed(lambda: get(f"/api/page?page={max(1, pages // 2)}&size=100"),
                                 args.repeat),
                 "last": timed(lambda: get(f"/api/page?page={pages}&size=100"), args.repeat),
                 "act": timed(lambda: (post("/api/act", {"action": "pin", "id": target,
