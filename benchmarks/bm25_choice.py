@@ -36,10 +36,11 @@ from rank_bm25 import BM25Okapi
 
 from graphmem.retrieval.bm25 import BM25Index
 from graphmem.retrieval.tokenize import tokenize
+from shared_data import SHARED_DATA
 
 K = 10
 Searcher = Callable[[str, int], list[str]]
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+DEFAULT_DATA = SHARED_DATA / "locomo"
 
 
 def load_conversation(path: Path) -> tuple[list[tuple[str, str]], list[dict]]:

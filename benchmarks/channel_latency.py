@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from shared_data import SHARED_DATA
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMED_CHANNELS = ("dense", "bm25", "time", "profile", "said", "hop", "hop_dense", "deposit",
                   "spread")
@@ -52,7 +54,7 @@ def main() -> None:
     parser.add_argument("--unit", default="conv-30")
     parser.add_argument("--against", default="c6a8ac8")
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--locomo", type=Path, default=ROOT.parent / "shared/data/locomo")
+    parser.add_argument("--locomo", type=Path, default=SHARED_DATA / "locomo")
     args = parser.parse_args()
 
     from graphmem import MemoryGraph

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from cv_capture import capture_all, load_cached
+from shared_data import SHARED_DATA
 
 LOCOMO = "locomo"
 FORMS = ("explicit", "implicit-choice", "implicit-persona")
@@ -139,8 +140,8 @@ def also_units(dirs: list[Path], distractors: int) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--locomo", type=Path, default=Path("../shared/data/locomo"))
-    parser.add_argument("--prefeval", type=Path, default=Path("../shared/data/prefeval"))
+    parser.add_argument("--locomo", type=Path, default=SHARED_DATA / "locomo")
+    parser.add_argument("--prefeval", type=Path, default=SHARED_DATA / "prefeval")
     parser.add_argument("--no-locomo", action="store_true")
     parser.add_argument("--no-prefeval", action="store_true")
     parser.add_argument("--prefeval-every", type=int, default=5,

@@ -51,8 +51,9 @@ from graphmem.atomise import atomise
 from graphmem.canonical import capitalised_names
 from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DEFAULT_MAX_TIME_GAP, DepositContext, judge_equivalence
 from judge_pairs import report_pairs
+from shared_data import SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 TEI = "{http://www.tei-c.org/ns/1.0}"
 WITNESS_TEMPLATES = ('{s} said: "{x}"', '{s} said to me: "{x}"', 'I heard {s} say: "{x}"', '{s} told us: "{x}"')
 AUXILIARIES = re.compile(r"\b(is|are|was|were|will|shall|can|could|do|did|does|have|has|must|would|should)\b(?!['’])")

@@ -33,6 +33,7 @@ from graphmem.evaluation.ingest import ingest_unit, namespace_for
 from graphmem.evaluation.metrics import mean, rank_turns, recall_all_at_k
 from graphmem.ingestion.benchmarks import load_locomo
 from graphmem.retrieval.config import HYBRID, RecallConfig
+from shared_data import SHARED_DATA
 
 DEV = frozenset({"conv-26", "conv-30"})
 K = 10
@@ -97,7 +98,7 @@ def _figure(value: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo"),
+    parser.add_argument("--data", type=Path, default=SHARED_DATA / "locomo",
                         help="directory of conv-*.json files or locomo10.json")
     parser.add_argument("--split", action="store_true",
                         help="separate tables for conv-26/30 and the other conversations")

@@ -23,8 +23,9 @@ from pathlib import Path
 from graphmem.text.entities import EntityResolver, extract_entities, extract_entities_batch, name_key
 from graphmem.text.nlp import load_pipeline
 from graphmem.text.times import normalise_time, parse_when
+from shared_data import SHARED_DATA
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DEFAULT_DATA = SHARED_DATA
 
 # Hand-labelled time spans: (conversation, dia_id, start, end) with end exclusive; None, None
 # when the turn names no single resolvable time. The first 40 are a random sample (seed 11)

@@ -27,8 +27,9 @@ from graphmem.embed import Embedder
 from graphmem.ingestion.benchmarks.locomo import load_locomo
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.vocabulary import content_words
+from shared_data import SHARED_DATA
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+DEFAULT_DATA = SHARED_DATA / "locomo"
 
 
 def unit_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:

@@ -24,6 +24,8 @@ from typing import Iterator
 
 import numpy as np
 
+from shared_data import SHARED_DATA
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 MIN_CHARS = 20
 BLOCK = 10_000
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--data", type=Path,
-                        default=Path(__file__).resolve().parents[1].parent / "shared" / "data")
+                        default=SHARED_DATA)
     parser.add_argument("--limit", type=int, help="embed only the first N sentences")
     args = parser.parse_args(argv)
     if not args.data.is_dir():

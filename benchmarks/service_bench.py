@@ -32,6 +32,7 @@ from graphmem import MemoryGraph
 from graphmem.ingestion.benchmarks.locomo import load_locomo
 from graphmem.service.client import Client
 from graphmem.service.spawn import spawned_service
+from shared_data import SHARED_DATA
 
 NS = "bench"
 
@@ -165,7 +166,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--calls", type=int, default=500,
                         help="calls per client, at least 3 (every third is a recall)")
-    parser.add_argument("--data", default="../shared/data/locomo")
+    parser.add_argument("--data", default=SHARED_DATA / "locomo")
     parser.add_argument("--out", default=None, help="Also write the figures as JSON here.")
     parser.add_argument("--order", default="in_process,service",
                         choices=["in_process,service", "service,in_process"],

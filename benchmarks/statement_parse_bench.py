@@ -17,15 +17,15 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
 
 from graphmem.atomise import atomise
 from graphmem.supersession.detector import SupersessionDetector
 from graphmem.supersession.participants import name_copy
 from graphmem.text.entities import extract_entities_batch
 from graphmem.text.nlp import Parser
+from shared_data import SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+DATA = SHARED_DATA / "locomo"
 
 
 def statements(conversations: int, limit: int) -> list[str]:

@@ -49,10 +49,11 @@ from graphmem.embed import Embedder
 from graphmem.evaluation.metrics import rank_turns
 from graphmem.retrieval import config as recall_config
 from graphmem.retrieval.query import named_agents, without_names
+from shared_data import SHARED_DATA
 
 SIMULATED = ("turn", "speaker_turn")
 DEPTH = 50  # as deep as the captured channels
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 #: texts the embedder keeps: every distinct turn of the 300-distractor slice, so that
 #: each is embedded once
 EMBEDDED_KEPT = 200_000
