@@ -91,7 +91,8 @@ def capture(args) -> list:
                       seed=args.seed, other_half=args.other_half and only is None)
     if only is not None:  # in the order listed (a slow capture does the folds round robin)
         order = {unit_id: i for i, unit_id in enumerate(only)}
-        unknown = [u for u in only if u not in {p[0].id for p in plan}]
+        planned = {p[0].id for p in plan}
+        unknown = [u for u in only if u not in planned]
         if unknown:
             raise SystemExit(
                 f"--only names {len(unknown)} unit(s) not in the data read: "

@@ -53,7 +53,6 @@ from graphmem.judge import DEFAULT_CONTRADICTION_FLOOR, DEFAULT_MAX_TIME_GAP, De
 from judge_pairs import report_pairs
 from shared_data import SHARED_DATA
 
-DATA = SHARED_DATA
 TEI = "{http://www.tei-c.org/ns/1.0}"
 WITNESS_TEMPLATES = ('{s} said: "{x}"', '{s} said to me: "{x}"', 'I heard {s} say: "{x}"', '{s} told us: "{x}"')
 AUXILIARIES = re.compile(r"\b(is|are|was|were|will|shall|can|could|do|did|does|have|has|must|would|should)\b(?!['’])")
@@ -78,7 +77,7 @@ def _person(ref: str) -> str:
     return " ".join(words)
 
 
-def load_hamlet(path: Path = DATA / "hamlet" / "hamlet.tei.xml") -> list[Speech]:
+def load_hamlet(path: Path = SHARED_DATA / "hamlet" / "hamlet.tei.xml") -> list[Speech]:
     """Speeches of Hamlet with the characters on stage; time = 0.4 s per word spoken before."""
     root = ET.parse(path).getroot()
     speeches: list[Speech] = []
@@ -110,7 +109,7 @@ def load_hamlet(path: Path = DATA / "hamlet" / "hamlet.tei.xml") -> list[Speech]
 def load_locomo(limit_files: int = 2) -> list[Speech]:
     """LoCoMo turns; the listener is the other participant; time = 5 s per turn within a session."""
     speeches: list[Speech] = []
-    for f in sorted(glob.glob(str(DATA / "locomo" / "conv-*.json")))[:limit_files]:
+    for f in sorted(glob.glob(str(SHARED_DATA / "locomo" / "conv-*.json")))[:limit_files]:
         conv = json.loads(Path(f).read_text())
         pair = (conv["speaker_a"], conv["speaker_b"])
         n = 1

@@ -25,7 +25,6 @@ from graphmem.text.nlp import load_pipeline
 from graphmem.text.times import normalise_time, parse_when
 from shared_data import SHARED_DATA
 
-DEFAULT_DATA = SHARED_DATA
 
 # Hand-labelled time spans: (conversation, dia_id, start, end) with end exclusive; None, None
 # when the turn names no single resolvable time. The first 40 are a random sample (seed 11)
@@ -196,7 +195,7 @@ def score_entities(turns: list[dict]) -> dict:
 def main() -> None:
     """Run every measurement and print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--limit", type=int, default=2000, help="turns for the entity timing")
     parser.add_argument("--search-sample", type=int, default=300)
     parser.add_argument("--json", type=Path)

@@ -53,7 +53,6 @@ from shared_data import SHARED_DATA
 
 SIMULATED = ("turn", "speaker_turn")
 DEPTH = 50  # as deep as the captured channels
-DATA = SHARED_DATA
 #: texts the embedder keeps: every distinct turn of the 300-distractor slice, so that
 #: each is embedded once
 EMBEDDED_KEPT = 200_000
@@ -69,10 +68,10 @@ def units_to_copy(source: Path, target: Path, distractors: int):
     capture's path), ``target`` made if missing."""
     every = ({"explicit": 10, "implicit-choice": 16, "implicit-persona": 32}
              if distractors == 10 else dict.fromkeys(FORMS, 1))
-    plan = plan_units(DATA / "locomo" if distractors == 10 else None, DATA / "prefeval",
-                      every=every, distractors=distractors, seed=0)
+    plan = plan_units(SHARED_DATA / "locomo" if distractors == 10 else None,
+                      SHARED_DATA / "prefeval", every=every, distractors=distractors, seed=0)
     if distractors == 10:  # the slice halfway between (`--other-half`) too
-        plan += plan_units(None, DATA / "prefeval", every=every, distractors=distractors,
+        plan += plan_units(None, SHARED_DATA / "prefeval", every=every, distractors=distractors,
                            seed=0, other_half=True)
     target.mkdir(parents=True, exist_ok=True)
     for unit, dataset, _ in plan:

@@ -23,3 +23,10 @@ def run(script: str, *args: str, cwd: Path) -> str:
     done = completed(script, *args, cwd=cwd)
     assert done.returncode == 0, f"{script} failed:\n{done.stderr[-3000:]}"
     return done.stdout
+
+
+def table(lines: list[str]) -> list[dict[str, str]]:
+    """The rows of the markdown table among ``lines``, by column name."""
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in lines if line.startswith("|")]
+    return [dict(zip(rows[0], row)) for row in rows[2:]]

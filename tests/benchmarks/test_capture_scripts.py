@@ -66,8 +66,8 @@ def protocol_args(tmp_path_factory, locomo_slice, shared_data) -> list[str]:
     return [*args, "--cached-only"]
 
 
-def _captures(protocol_args: list[str]) -> Path:
-    return Path(protocol_args[protocol_args.index("--work") + 1]) / "captured-d10"
+def _work(protocol_args: list[str]) -> Path:
+    return Path(protocol_args[protocol_args.index("--work") + 1])
 
 
 def _judged(report: dict, against: str, variants: set[str]) -> None:
@@ -127,7 +127,7 @@ def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, proto
                                                                  added):
     out = tmp_path / "report.json"
     work = [] if script == "expand_scoped.py" else ["--work", str(tmp_path / "copies")]
-    scripts.run(script, "--captures", str(_captures(protocol_args)), *work, *args,
+    scripts.run(script, "--captures", str(_work(protocol_args) / "captured-d10"), *work, *args,
                 "--out", str(out), cwd=tmp_path)
     report = json.loads(out.read_text())
     assert variants <= set(report["verdicts"])
@@ -142,28 +142,28 @@ def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, proto
 
 def test_dense_once_per_deposit_is_judged_against_the_captures_as_they_are(tmp_path,
                                                                           protocol_args):
-    work = protocol_args[protocol_args.index("--work") + 1]
-    shown = scripts.run("cv_dense_once.py", "--work", work, cwd=tmp_path)
+    shown = scripts.run("cv_dense_once.py", "--work", str(_work(protocol_args)), cwd=tmp_path)
     assert "dense once per deposit: keep" in shown or "dense once per deposit: remove" in shown
     assert "reference: locomo" in shown and "dense once per deposit: locomo" in shown
 
 
 def test_the_locomo_ablation_removes_each_channel(tmp_path, locomo_slice):
     shown = scripts.run("locomo_ablation.py", "--data", str(locomo_slice), cwd=tmp_path)
-    rows = [line for line in shown.splitlines() if line.startswith("| ")][1:]  # no header
-    configs = [row.split("|")[1].strip() for row in rows]
+    rows = scripts.table(shown.splitlines())
+    configs = [row["config"] for row in rows]
     assert configs[0] == "hybrid" and "- dense" in configs and "- bm25" in configs
     for row in rows:
-        questions, overall = row.split("|")[2:4]
-        assert int(questions) > 0 and 0.0 <= float(overall) <= 1.0
+        assert int(row["questions"]) > 0 and 0.0 <= float(row["overall"]) <= 1.0
 
 
 def test_the_multihop_diagnostic_ranks_the_named_peoples_turns(tmp_path, locomo_slice):
     shown = scripts.run("multihop_candidates.py", "--data", str(locomo_slice), cwd=tmp_path)
     assert "multi-hop questions" in shown
+    rows = {row["ranking (the named people's turns)"]: row
+            for row in scripts.table(shown.splitlines())}
     for ranking in ("bm25", "dense", "expanded"):
-        (row,) = [line for line in shown.splitlines() if line.startswith(f"| {ranking} |")]
-        assert all(0.0 <= float(cell) <= 1.0 for cell in row.split("|")[2:6] if cell.strip())
+        cells = [cell for name, cell in rows[ranking].items() if "@" in name and cell]
+        assert cells and all(0.0 <= float(cell) <= 1.0 for cell in cells)
 
 
 def test_the_bm25_choice_compares_the_libraries(tmp_path, locomo_slice):

@@ -18,6 +18,7 @@ import pytest
 
 from graphmem.judge import DEFAULT_MAX_TIME_GAP, DEFAULT_THRESHOLD
 from tests.benchmarks import scripts
+from tests.benchmarks.scripts import table
 
 DESIGNS = ["consensus", "nomerge", "private", "two-tier", "shared-acl"]
 
@@ -38,13 +39,6 @@ def section(report: dict[str, list[str]], start: str) -> tuple[str, list[str]]:
     """The one heading that begins with ``start``, and its lines."""
     (heading,) = [h for h in report if h.startswith(start)]
     return heading, report[heading]
-
-
-def table(lines: list[str]) -> list[dict[str, str]]:
-    """The rows of the markdown table among ``lines``, by column name."""
-    rows = [[cell.strip() for cell in line.strip("|").split("|")]
-            for line in lines if line.startswith("|")]
-    return [dict(zip(rows[0], row)) for row in rows[2:]]
 
 
 def in_unit_range(*values: float) -> bool:
