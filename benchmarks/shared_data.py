@@ -1,8 +1,9 @@
-"""Where the benchmark scripts read the evaluation data by default: ``shared/data`` beside
-the repository (``../shared/data`` from its root), wherever a script is started from."""
+"""Where the benchmark scripts read the evaluation data by default: the library's
+`graphmem.worlds.sources.shared_data` (``$GRAPHMEM_SHARED_DATA``, else ``shared/data``
+beside the repository), wherever a script is started from."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from graphmem.worlds.sources import shared_data
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_DATA = shared_data()

@@ -13,8 +13,8 @@ from graphmem.errors import InvalidInput
 from graphmem.replay import replay_hamlet
 from graphmem.cli.render import print_table
 from graphmem.designs import DESIGNS
+from graphmem.worlds.sources import DATA_ENV, WORLDS, world_source
 
-DEFAULT_HAMLET = Path("../shared/data/hamlet/hamlet.tei.xml")
 
 
 @cli.group()
@@ -26,7 +26,8 @@ def replay() -> None:
 @click.option("--design", type=click.Choice(list(DESIGNS)), default="consensus",
               show_default=True, help="Memory design to replay into.")
 @click.option("--data", "data", type=click.Path(path_type=Path, exists=True, dir_okay=False),
-              default=None, help=f"hamlet.tei.xml (default: {DEFAULT_HAMLET}).")
+              default=None, help=f"hamlet.tei.xml (default: {WORLDS['hamlet']} under ${DATA_ENV} "
+                   "or the shared data beside the project).")
 @click.option("--acts", default=None, help="Only these acts, e.g. 1,2.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print a list of per-act objects (act, entries, multi_owner_share, "
@@ -37,9 +38,10 @@ def replay() -> None:
 def replay_hamlet_command(ctx, design, data, acts, as_json, report_path) -> None:
     """Hamlet: every speech deposited by those on stage; per act, the store's entries,
     multi-owner share, linked share and deepest merge; merge precision and recall."""
-    path = data or DEFAULT_HAMLET
+    path = data or world_source("hamlet")
     if not path.is_file():
-        raise InvalidInput(f"{path} not found; pass --data path/to/hamlet.tei.xml")
+        raise InvalidInput(f"{path} not found; pass --data path/to/hamlet.tei.xml, or set "
+                           f"{DATA_ENV} to the directory that holds {WORLDS['hamlet']}")
     chosen = [int(a) for a in acts.split(",")] if acts else None
     with open_graph(ctx, design=design) as g:
         report = replay_hamlet(g, path, design=design, acts=chosen,
