@@ -50,6 +50,7 @@ __all__ = [
     "RecallConfig",
     "SIMILARITY",
     "may_route",
+    "route_target",
     "preset",
     "weights_for",
     "weights_for_gate",
@@ -185,6 +186,8 @@ class RecallConfig(BaseModel):
     def _some_channel_counts(self) -> RecallConfig:
         if not any(self.weights.get(c, 0.0) > 0 for c in self.channels):
             raise ValueError(f"every enabled channel {self.channels} has weight 0 in `weights`")
+        if self.route is not None and self.route.weights is not None:
+            _check_weights(self.route.weights, "route.weights")
         return self
 
     def depth_for(self, channel: Channel) -> int:
@@ -200,8 +203,8 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
     weights are averaged with the secondary kinds' weights (each counted
     `secondary_share` times); otherwise `config.weights`. With a route gate
     (`config.route`) and the question's route ``features`` (`route.route_features`), a
-    question the gate fires on takes its share of the gate's target kind's weights
-    (see `may_route`). The similarity term (`SIMILARITY`) is in the result only when its
+    question the gate fires on takes its share of the gate's target (`route_target`; see
+    `may_route`). The similarity term (`SIMILARITY`) is in the result only when its
     weight is above 0. A channel may come out at 0: the pipeline need not run it. If
     every enabled channel comes out at 0 for a kind, `config.weights` is used instead so
     that a query is never left with no ranking.
@@ -213,7 +216,7 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
             table = mixed
     gate = config.route
     if gate is not None and features is not None and may_route(config, query_class) and gate.fires(features):
-        table = routed(table, config.kind_weights[gate.target], gate.share)
+        table = routed(table, route_target(config), gate.share)
     weights = {channel: table.get(channel, 0.0) for channel in config.channels}
     if table.get(SIMILARITY, 0.0) > 0:  # a term of the score, not a channel: only if used
         weights[SIMILARITY] = table[SIMILARITY]
@@ -236,9 +239,16 @@ def weights_to_run(config: RecallConfig, query_class: QueryClass | None) -> dict
     weights = weights_for_gate(config, query_class)
     if not may_route(config, query_class):
         return weights
-    assert config.route is not None
-    target = config.kind_weights[config.route.target]
+    target = route_target(config)
     return {c: max(w, target.get(c, 0.0)) for c, w in weights.items()}
+
+
+def route_target(config: RecallConfig) -> Mapping[str, float]:
+    """The table a question the gate routes moves towards: the gate's own
+    (`RouteGate.weights`) if it has one, else its target kind's."""
+    gate = config.route
+    assert gate is not None
+    return gate.weights if gate.weights is not None else config.kind_weights[gate.target]
 
 
 def weights_for_gate(config: RecallConfig, query_class: QueryClass | None) -> dict[Channel, float]:

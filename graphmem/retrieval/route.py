@@ -16,7 +16,8 @@ fitted on held-out-safe data (`graphmem.evaluation.route_fit`), never hand-set:
     routed(weights, target, share)                the weights mixed towards the target's
 
 A routed question's weights become ``(1 - share) * its kind's + share * the target
-kind's`` (`config.weights_for`). The features read only rankings and cosines, so that
+kind's`` (`config.weights_for`), or of the gate's own table (`RouteGate.weights`) if it
+has one. The features read only rankings and cosines, so that
 replaying a captured question (`graphmem.evaluation.captured`) gives what live recall
 gives.
 """
@@ -108,6 +109,10 @@ class RouteGate(BaseModel):
     intercept: float
     share: float = Field(1.0, ge=0.0, le=1.0)
     target: QueryKind = QueryKind.PREFERENCE
+    # the table a routed question moves towards, if not the target kind's own: the
+    # target kind's table as it was when the gate was fitted, kept when that table is
+    # changed afterwards for the questions of its kind alone
+    weights: dict[str, float] | None = None
 
     @field_validator("features")
     @classmethod

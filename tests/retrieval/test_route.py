@@ -80,6 +80,25 @@ def test_a_fired_gate_gives_the_target_kinds_weights():
     assert weights_for(config, factual, {"nearest": 0.8}) == weights_for(config, factual)
 
 
+def test_a_gate_with_a_table_of_its_own_routes_to_it_not_to_the_kind():
+    own = {"profile": 1.0, "deposit": 0.5}
+    config = HYBRID.model_copy(update={"route": gate().model_copy(update={"weights": own})})
+    factual, preference = QueryClass(QueryKind.FACTUAL, 1.0), QueryClass(QueryKind.PREFERENCE, 1.0)
+    routed_weights = weights_for(config, factual, {"nearest": 0.2})
+    assert routed_weights == {c: own.get(c, 0.0) for c in config.channels}
+    # the target kind's own questions keep the kind's table
+    assert weights_for(config, preference) == weights_for(HYBRID, preference)
+    running = {c for c, w in weights_to_run(config, factual).items() if w > 0}
+    assert {"profile", "deposit"} <= running
+
+
+def test_a_gate_table_with_an_unknown_channel_or_a_negative_weight_is_refused():
+    with pytest.raises(ConfigError, match="route.weights"):
+        RecallConfig(route=gate().model_copy(update={"weights": {"psychic": 1.0}}))
+    with pytest.raises(ConfigError, match="route.weights.*finite and >= 0"):
+        RecallConfig(route=gate().model_copy(update={"weights": {"dense": -1.0}}))
+
+
 def test_a_question_of_the_target_kind_is_not_routed():
     config = HYBRID.model_copy(update={"route": gate()})
     assert not may_route(config, QueryClass(QueryKind.PREFERENCE, 1.0))
