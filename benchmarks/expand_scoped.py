@@ -12,8 +12,8 @@ for every question whose profile ranking is shorter than that, and the script co
 those where it is not.
 
 The rankings go into copies of the captures (the originals are not touched); the fitted
-fusion is judged nested, by the rule, RRF k 10, against the shipped procedure without
-`expand` (`cv_fitted`'s "shipped without expand"), with `expand` alone added in the same
+fusion is judged nested, by the rule, RRF k 10, against the shipped procedure
+(`cv_fitted.SHIPPED`, which leaves `expand` out), with `expand` alone added in the same
 run:
 
     python benchmarks/expand_scoped.py --captures /work/cap/cv/captured-d10 \\
@@ -35,7 +35,7 @@ from cv_protocol import add_capture_arguments, also_units
 from graphmem.retrieval import config as recall_config
 
 SCOPED = "expand_scoped"
-REFERENCE = "shipped without expand"
+REFERENCE = cv_fitted.SHIPPED
 VARIANTS = {"shipped + expand": (SCOPED,), "shipped + expand_scoped": ("expand",)}
 #: how deep each channel was captured (`graphmem.evaluation.captured.capture_question`)
 CAPTURED_DEPTH = 50

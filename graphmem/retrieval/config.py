@@ -11,8 +11,8 @@ the RRF constant, and whether affiliated neighbours are ranked into the pool. `w
     BM25_ONLY         BM25 alone
 
 The per-kind weights, the RRF k and the route gate (`route`: a question whose channels
-say no memory answers it takes part of the preference kind's weights, see
-`retrieval.route`) are fitted under cross-validation (see `DEFAULT_KIND_WEIGHTS`,
+say no memory answers it takes part of the preference weights the gate was fitted with,
+see `retrieval.route`) are fitted under cross-validation (see `DEFAULT_KIND_WEIGHTS`,
 `DEFAULT_ROUTE`). The entity-graph channel earned no weight, so it is off by
 default (weight 0); turn it on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
 weight 0.1: once replies carry the turn they answer as context (see
@@ -71,26 +71,32 @@ SIMILARITY = "similarity"
 #: is a soft maximum over its relevant memories, so that the worst-placed piece of
 #: evidence counts most) on the questions of `benchmarks/cv_protocol.py` (8 LoCoMo
 #: conversations; PrefEval explicit, implicit-choice and implicit-persona at 10
-#: distractors, and 20 items per form at 300); these are the tables fitted on all of
-#: them, rounded, with the route gate below. Fitted without the fold it is scored on
-#: (nested), the procedure gave LoCoMo recall_all@10 0.736 (worst conversation 0.673),
-#: PrefEval explicit recall@5 0.989 (worst topic group 0.955; dense 1.000), implicit
-#: forms 1.000; at 300 distractors explicit 0.750 (dense 0.800), implicit-choice 0.900
-#: (dense 0.950), implicit-persona 0.900 (dense 0.700) (docs/evaluation-protocols.md).
-#: Multi-hop stays low (0.170): no fusion of these channels puts all of a list
+#: distractors, and 36 items per form at 300); then the route gate below is fitted, and
+#: then the share of the preference kind's dense weight moved to `deposit` (dense over
+#: whole deposits: a long answer cut into many atoms counts once) is chosen (0.5), the
+#: gate keeping the preference table it was fitted with for the questions it routes.
+#: These are the tables fitted on all of those questions, rounded. Fitted without the
+#: fold it is scored on (nested), the procedure gave LoCoMo recall_all@10 0.736 (worst
+#: conversation 0.688; BM25 0.573), PrefEval explicit recall@5 0.989 (worst topic group
+#: 0.955; dense 1.000), implicit forms 1.000; at 300 distractors explicit 0.833 (dense
+#: 0.750), implicit-choice 0.972 (dense 0.972), implicit-persona 0.861 (dense 0.722); and
+#: on PrefEval items no run had seen (fitted there, nested), explicit 0.952 (dense 1.000),
+#: explicit at 300 0.938 (dense 0.969), persona at 300 0.938 (dense 0.812)
+#: (docs/evaluation-protocols.md, twenty-first session).
+#: Multi-hop stays low (0.17): no fusion of these channels puts all of a list
 #: question's evidence in the first 10, nor would dense over whole turns (simulated:
 #: benchmarks/turn_vectors.py). The entity-graph channel, "words" and "kinds"
 #: earned no weight and are off; the others earned small ones. "expand" (the question's
 #: words and their nearest words of the namespace's vocabulary) is off too: fitted with
 #: the others it raised LoCoMo but lost a PrefEval item, so it failed the rule.
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
-    QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.71, "said": 0.2, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
-    QueryKind.IDENTITY: {"dense": 0.0, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 0.68, "profile": 0.0, "speaker": 0.16, "said": 0.01, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
-    QueryKind.PREFERENCE: {"dense": 0.47, "bm25": 0.24, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.38, "speaker": 0.0, "said": 0.0, "hop": 0.01, "hop_dense": 0.07, "kinds": 0.0, "deposit": 0.14, "spread": 0.0},
-    QueryKind.FACTUAL: {"dense": 0.38, "bm25": 1.0, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.12, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.04, "spread": 0.0},
-    QueryKind.MULTI_HOP: {"dense": 0.51, "bm25": 0.61, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.34, "speaker": 0.0, "said": 0.0, "hop": 0.04, "hop_dense": 0.02, "kinds": 0.0, "deposit": 0.0, "spread": 0.05},
+    QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.83, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.72, "said": 0.21, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
+    QueryKind.IDENTITY: {"dense": 0.13, "bm25": 0.83, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.45, "speaker": 0.0, "said": 0.03, "hop": 0.0, "hop_dense": 0.43, "kinds": 0.0, "deposit": 0.45, "spread": 0.0},
+    QueryKind.PREFERENCE: {"dense": 0.24, "bm25": 0.28, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.39, "speaker": 0.0, "said": 0.02, "hop": 0.0, "hop_dense": 0.08, "kinds": 0.0, "deposit": 0.35, "spread": 0.01},
+    QueryKind.FACTUAL: {"dense": 0.47, "bm25": 0.88, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.21, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.16, "spread": 0.0},
+    QueryKind.MULTI_HOP: {"dense": 0.57, "bm25": 0.56, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.38, "speaker": 0.0, "said": 0.0, "hop": 0.03, "hop_dense": 0.03, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
 }
-_BASE_WEIGHTS: dict[Channel, float] = {"dense": 0.54, "bm25": 0.41, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.45, "speaker": 0.0, "said": 0.1, "hop": 0.03, "hop_dense": 0.09, "kinds": 0.0, "deposit": 0.17, "spread": 0.0}
+_BASE_WEIGHTS: dict[Channel, float] = {"dense": 0.55, "bm25": 0.45, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.47, "speaker": 0.0, "said": 0.12, "hop": 0.01, "hop_dense": 0.12, "kinds": 0.0, "deposit": 0.15, "spread": 0.0}
 # a registered channel the shipped fit did not weigh is off (weight 0) until it earns one
 for _table in (*DEFAULT_KIND_WEIGHTS.values(), _BASE_WEIGHTS):
     for _channel in CHANNELS:
@@ -99,11 +105,13 @@ for _table in (*DEFAULT_KIND_WEIGHTS.values(), _BASE_WEIGHTS):
 RRF_K = 10
 #: The route gate fitted with these tables on the same questions (`retrieval.route`,
 #: `graphmem.evaluation.route_fit`; its share chosen from 0.5, 0.75, 1): a question
-#: whose nearest memory is far from it (cosine below about 0.44 with the default
-#: embedder) takes half of the preference kind's weights, whatever its cue words say.
+#: whose nearest memory is far from it (cosine below about 0.36 with the default
+#: embedder) takes half of the preference table it was fitted with (its `weights`: the
+#: preference kind's before the move to deposit), whatever its cue words say.
 #: The cosine's scale belongs to the embedder: with another model, refit or set None.
-DEFAULT_ROUTE = RouteGate(features=("nearest",), mean=(0.627,), scale=(0.12,), coef=(-1.2,),
-                          intercept=-1.85, share=0.5)
+DEFAULT_ROUTE = RouteGate(features=("nearest",), mean=(0.632,), scale=(0.118,), coef=(-0.889,),
+                          intercept=-2.084, share=0.5,
+                          weights={"dense": 0.49, "bm25": 0.28, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.39, "speaker": 0.0, "said": 0.02, "hop": 0.0, "hop_dense": 0.08, "kinds": 0.0, "deposit": 0.11, "spread": 0.01})
 
 
 class RecallConfig(BaseModel):

@@ -90,34 +90,36 @@ def _judged(report: dict, against: str, variants: set[str]) -> None:
             assert all(n > 0 and 0.0 <= score <= 1.0 for n, score in per_fold.values())
 
 
-#: the dense-to-deposit move chosen after the gate, the gate keeping its table
-KEEPS_TABLE = ("shipped without expand + dense to deposit chosen after the route "
-               "(preference kind; routed questions keep the table)")
+#: the shipped procedure (`cv_fitted.SHIPPED`): the dense-to-deposit move chosen after the
+#: gate, the gate keeping its table; and the procedure before it
+SHIPPED = ("shipped without expand + dense to deposit chosen after the route "
+           "(preference kind; routed questions keep the table)")
+BEFORE = "shipped without expand"
 
 
 def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protocol_args):
     out = tmp_path / "fitted.json"
     shown = scripts.run("cv_protocol.py", *protocol_args, "--fitted-only", "--rrf-k", "10",
-                        "--variants", f"shipped + hop,{KEEPS_TABLE}", "--out", str(out),
+                        "--variants", f"shipped + hop,{BEFORE}", "--out", str(out),
                         cwd=tmp_path)
     report = json.loads(out.read_text())
-    _judged(report, "shipped without expand", {"shipped + hop", KEEPS_TABLE})
+    _judged(report, SHIPPED, {"shipped + hop", BEFORE})
     # a table fitted without each fold, and the one fitted on all of them
     tables = report["fitted_tables_per_fold"]
     assert set(tables["shipped + hop"]) == {*CONVERSATIONS, "topics-1", "topics-2", "all folds"}
     assert "recall_any@5 per held-out fold" in shown
     # the move after the route changes the preference kind's table alone, and a question
     # the gate routes moves towards the preference table the gate was fitted with
-    for fold, moved in tables[KEEPS_TABLE].items():
-        shipped = tables["shipped without expand"][fold]
+    for fold, moved in tables[SHIPPED].items():
+        before = tables[BEFORE][fold]
         assert {k: v for k, v in moved.items() if k not in ("preference", "route")} == {
-            k: v for k, v in shipped.items() if k not in ("preference", "route")}
-        if shipped["route"] is None:
+            k: v for k, v in before.items() if k not in ("preference", "route")}
+        if before["route"] is None:
             assert moved["route"] is None
             continue
-        assert moved["route"]["weights"] == shipped["preference"]
+        assert moved["route"]["weights"] == before["preference"]
         assert {k: v for k, v in moved["route"].items() if k != "weights"} == {
-            k: v for k, v in shipped["route"].items() if k != "weights"}
+            k: v for k, v in before["route"].items() if k != "weights"}
 
 
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
@@ -149,11 +151,11 @@ def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, proto
                 "--out", str(out), cwd=tmp_path)
     report = json.loads(out.read_text())
     assert variants <= set(report["verdicts"])
-    _judged(report, "shipped without expand", set(report["verdicts"]))
+    _judged(report, SHIPPED, set(report["verdicts"]))
     # the shipped procedure weighs no simulated channel; the variant weighs its own
     variant, channel = added
     tables = report["fitted_tables_per_fold"]
-    for name, weighed in (("shipped without expand", False), (variant, True)):
+    for name, weighed in ((SHIPPED, False), (variant, True)):
         kinds = [t for t in tables[name]["all folds"].values() if isinstance(t, dict)]
         assert kinds and any(channel in t for t in kinds) is weighed, name
 

@@ -40,7 +40,9 @@ def test_kinds_weigh_channels_differently_and_the_graph_channel_ships_off():
     factual = weights_for(HYBRID, classify_query("What colour is the shop door?"))
     assert temporal["time"] > 0 and temporal["speaker"] > factual["speaker"] == 0
     preference = weights_for(HYBRID, classify_query("What kind of music does Ana enjoy?"))
-    assert preference["dense"] > factual["dense"]
+    # a stated taste is found by the whole deposit it was said in and by the profile
+    assert preference["deposit"] > factual["deposit"]
+    assert preference["profile"] > factual["profile"]
     assert all(table["graph"] == 0 for table in HYBRID.kind_weights.values())
 
 
