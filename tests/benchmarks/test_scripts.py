@@ -95,3 +95,17 @@ def test_the_hnsw_benchmark_runs_on_real_sentences(tmp_path, shared_data):
                                      "10", cwd=tmp_path))
     assert report["rows"] == 490 and report["queries"] == 10
     assert 0.0 <= report["whole"]["fetch_10"]["recall@10"] <= 1.0
+
+
+def test_a_channel_left_out_is_left_out_of_the_gates_table_too(monkeypatch):
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    from memory_bench import without_channel
+
+    from graphmem.retrieval.config import HYBRID
+
+    assert HYBRID.route is not None and HYBRID.route.weights["said"] > 0
+    lacking = without_channel("said")
+    assert lacking.route is not None and lacking.route.weights["said"] == 0.0
+    assert all(t["said"] == 0.0 for t in (lacking.weights, *lacking.kind_weights.values()))
+    assert lacking.route.model_copy(update={"weights": None}) == HYBRID.route.model_copy(
+        update={"weights": None})

@@ -67,9 +67,32 @@ class RankContext:
         """The view rows of ``owned`` (sorted): what the text index searches by."""
         return self.view.owned_rows(self.agent)
 
+    def owned_among(self, rows: np.ndarray) -> np.ndarray:
+        """Those of ``rows`` that the asker owns, in their order."""
+        return among(rows, self.owned_rows())
+
+    def asserted_by(self, agents: list[str]) -> np.ndarray:
+        """The rows (sorted) of the memories ``agents`` asserted that the asker owns."""
+        if len(agents) == 1:  # already sorted and unique: no sort of 50,000 rows again
+            said = self.view.asserted_rows(agents[0])
+        else:
+            said = np.unique(np.concatenate([self.view.asserted_rows(a) for a in agents]))
+        return self.owned_among(said)
+
     def widen(self, k: int) -> None:
         """The neighbour search reads at least ``k`` memories (see `nearest`)."""
         self.near.widest = max(k, self.near.widest)
+
+
+def among(rows: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """Those of ``rows`` that are in ``within`` (sorted), in their order: a binary search
+    of each, not the sort of both that ``np.intersect1d`` makes (at a million memories
+    it took 7 ms for an agent's 50,000 statements among its 100,000 memories, and
+    ``np.unique`` of the one agent's rows 7 more)."""
+    if not len(rows) or not len(within):
+        return rows[:0]
+    at = np.minimum(np.searchsorted(within, rows), len(within) - 1)
+    return rows[within[at] == rows]
 
 
 class Channel(Protocol):

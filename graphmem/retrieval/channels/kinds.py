@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from graphmem.retrieval.categories import category_members
 from graphmem.retrieval.channels.base import RankContext
@@ -30,10 +29,7 @@ class Kinds:
         if not members:
             return []
         view = ctx.view
-        rows = ctx.owned_rows()
-        if query.subjects:
-            said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-            rows = np.intersect1d(rows, said, assume_unique=True)
+        rows = ctx.asserted_by(query.subjects) if query.subjects else ctx.owned_rows()
         found = ctx.text_index.search_words(" ".join(members), depth, rows=rows)
         return [m for m in found if not view.is_forgotten(m)]
 

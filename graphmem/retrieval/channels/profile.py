@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from graphmem.retrieval.channels.base import RankContext
 from graphmem.retrieval.similarity import rows_by_similarity
@@ -22,10 +21,8 @@ class Profile:
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
-        stated = ctx.text_index.preference_rows(view.asserted_rows(ctx.agent))
-        owned = ctx.owned_rows()  # an agent may have asserted what it no longer holds
-        at = np.minimum(np.searchsorted(owned, stated), max(len(owned) - 1, 0))
-        stated = stated[owned[at] == stated] if len(owned) else stated[:0]
+        # an agent may have asserted what it no longer holds
+        stated = ctx.owned_among(ctx.text_index.preference_rows(view.asserted_rows(ctx.agent)))
         return rows_by_similarity(view, view.live_rows(stated), query.vector, depth)
 
 

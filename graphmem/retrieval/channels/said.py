@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from graphmem.retrieval.channels.base import RankContext
 
 if TYPE_CHECKING:
@@ -30,9 +28,7 @@ class Said:
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         if not query.subjects or not query.relation_text:
             return []
-        view = ctx.view
-        said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-        rows = np.intersect1d(ctx.owned_rows(), said, assume_unique=True)
+        rows = ctx.asserted_by(query.subjects)
         return ctx.text_index.search_words(query.relation_text, depth, rows=rows)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from graphmem.retrieval.channels.base import RankContext
 
@@ -22,10 +21,8 @@ class Speaker:
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         if not query.subjects:
             return []
-        view = ctx.view
-        said = np.unique(np.concatenate([view.asserted_rows(s) for s in query.subjects]))
-        rows = np.intersect1d(ctx.owned_rows(), said, assume_unique=True)
-        return [mid for mid, _ in view.nearest(query.vector, depth, rows)]
+        rows = ctx.asserted_by(query.subjects)
+        return [mid for mid, _ in ctx.view.nearest(query.vector, depth, rows)]
 
 
 CHANNEL = Speaker()
