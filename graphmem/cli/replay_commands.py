@@ -16,7 +16,6 @@ from graphmem.designs import DESIGNS
 from graphmem.worlds.sources import DATA_ENV, WORLDS, world_source
 
 
-
 @cli.group()
 def replay() -> None:
     """Replay a story into memory, deposit by deposit, and measure the store."""

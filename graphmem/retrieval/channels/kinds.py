@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-
 from graphmem.retrieval.categories import category_members
 from graphmem.retrieval.channels.base import RankContext
 

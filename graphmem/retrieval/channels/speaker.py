@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-
 from graphmem.retrieval.channels.base import RankContext
 
 if TYPE_CHECKING:
