@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -62,9 +63,25 @@ class Query:
     entity_ids: list[str]
     kind: QueryClass
     intent: TemporalIntent | None = None
-    subjects: list[str] = field(default_factory=list)  # agents the question names
-    relation_text: str = ""  # the question without the names of its subjects
+    # the agents it names and the question without their names, found when a channel
+    # first reads them (`subjects`, `relation_text`): telling a lower-case name from a
+    # common noun takes a parse, which a question no such channel ranks need not pay
+    naming: Callable[[], tuple[list[str], str]] = field(default=lambda: ([], ""))
     asked: AskedWords | None = None  # read by the expand channel (None: it will not run)
+
+    @cached_property
+    def _named(self) -> tuple[list[str], str]:
+        return self.naming()
+
+    @property
+    def subjects(self) -> list[str]:
+        """The agents the question names."""
+        return self._named[0]
+
+    @property
+    def relation_text(self) -> str:
+        """The question without the names of its subjects."""
+        return self._named[1]
 
     @property
     def vector(self) -> np.ndarray:
@@ -93,15 +110,17 @@ def parse_query(text: str, *, view: NamespaceView, agent: str, config: RecallCon
     weights = weights_to_run(config, kind if config.classify else None)
     # the time a question names also orders claims that replaced one another
     intent = temporal_query(text)
-    names = (agent_names() if any(weights.get(c, 0) > 0 for c in (*_READ_SUBJECTS, *_READ_ASKED))
-             else {})
-    subjects = named_agents(text, names)
-    asked = (asked_words(text, names, embed_soon)
+    reads_names = any(weights.get(c, 0) > 0 for c in (*_READ_SUBJECTS, *_READ_ASKED))
+    asked = (asked_words(text, agent_names(), embed_soon)
              if any(weights.get(c, 0) > 0 for c in _READ_ASKED) else None)
+
+    def naming() -> tuple[list[str], str]:
+        names = agent_names() if reads_names else {}
+        subjects = named_agents(text, names)
+        return subjects, without_names(text, {a: names[a] for a in subjects})
+
     return Query(text=text, embedding=embedded, entity_ids=salient, kind=kind,
-                 intent=intent, subjects=subjects,
-                 relation_text=without_names(text, {a: names[a] for a in subjects}),
-                 asked=asked)
+                 intent=intent, naming=naming, asked=asked)
 
 
 def asked_words(text: str, names: Mapping[str, str],
