@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.retrieval.classify import QueryKind, classify_query
 from graphmem.retrieval.config import HYBRID
 from graphmem.retrieval.query import named_agents
+from graphmem.retrieval.route import RouteGate
 
 NS = "named"
 #: LongMemEval-style agents, whose ids are common nouns, and one named person
@@ -58,3 +60,27 @@ def test_recall_reads_no_speaker_from_a_compound(graph):
 def test_recall_reads_the_speaker_the_question_names(graph):
     hits = _speaker_hits(graph, "What did the user say about lunch?")
     assert len(hits) == 1 and "noodle bar" in hits[0]
+
+
+
+def test_the_names_are_read_only_when_a_channel_reads_the_subjects(graph, monkeypatch):
+    """A gate that never fires, towards a table that weighs the speaker channel: the
+    channel may run, so recall is ready for it, but it does not, and the names (and the
+    parse a lower-case name needs) are never read."""
+    reads: list[str] = []
+    real = graph._writer.agent_names
+    monkeypatch.setattr(graph._writer, "agent_names",
+                        lambda ns, agents: reads.append(ns) or real(ns, agents))
+    dense = {"dense": 1.0}
+    never = RouteGate(features=("nearest",), mean=(0.0,), scale=(1.0,), coef=(0.0,),
+                      intercept=-50.0, share=1.0)
+    config = HYBRID.model_copy(update={
+        "weights": dense, "route": never,
+        "kind_weights": {k: ({"dense": 1.0, "speaker": 1.0} if k == QueryKind.PREFERENCE
+                             else dense) for k in HYBRID.kind_weights}})
+    question = "What did the user say about lunch?"
+    assert classify_query(question).kind != QueryKind.PREFERENCE
+    assert graph.recall("ana", question, k=5, ns=NS, config=config)
+    assert reads == []
+    assert len(_speaker_hits(graph, question)) == 1  # the speaker channel reads them
+    assert reads == [NS]
