@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem.retrieval.channels.base import RankContext
+from graphmem.retrieval.channels.base import RankContext, in_sorted
 
 if TYPE_CHECKING:
     from graphmem.retrieval.query import Query
@@ -79,8 +79,7 @@ def _members(view: NamespaceView, owned: np.ndarray,
     of, sibling = view.sibling_rows(rows)
     if not len(sibling) or not len(owned):
         return of[:0], sibling[:0]
-    at = np.minimum(np.searchsorted(owned, sibling), len(owned) - 1)
-    keep = (owned[at] == sibling) & ~view.forgotten_at(sibling)
+    keep = in_sorted(sibling, owned) & ~view.forgotten_at(sibling)
     return of[keep], sibling[keep]
 
 
