@@ -13,6 +13,12 @@ each on a new handle:
 4. the same after ``--writes`` new memories were remembered by another handle: restore,
    then catch up with ``changed_since``.
 
+Then the whole start of a process that finds the server stopped: the server loads its
+append-only files (a base, and a tail of the writes since, replayed query by query) and
+the view its snapshot. First with the tail the stop left (the holder's server stopped as
+it was before a last close rewrote the file), then after that start's own close, the
+last, rewrote it (`graphmem.store.aof`; its close is timed).
+
 Also the resident memory of the process (VmRSS) and the snapshot's size on disk. Times
 are wall time on a shared machine: compare the rows of one run.
 """
@@ -35,6 +41,7 @@ from process_counters import rss_mb  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 from graphmem import view_snapshot  # noqa: E402
+from graphmem.store import aof  # noqa: E402
 
 QUESTION = "What did Ana do with the spare key?"
 
@@ -76,12 +83,25 @@ def measure(size: int, writes: int, data_dir: Path, seed: int, synthetic: bool =
         t, warm, _ = first_recall(data_dir, ns)
         out["first_recall_from_snapshot_s"] = round(t, 2)
         out["same_hits"] = cold == built == warm
+        latest = warm
         if writes:
             for i in range(writes):
                 holder.remember(rng.choice(AGENTS), f"{statement(rng)} (new {i})", ns=ns)
-            t, _, _ = first_recall(data_dir, ns)
+            t, latest, _ = first_recall(data_dir, ns)
             out[f"first_recall_from_snapshot_after_{writes}_writes_s"] = round(t, 2)
         out["rss_mb"] = round(rss_mb())
+        # the whole start, the server stopped too: first as a stop left it before the
+        # append-only file was rewritten at the last close (stopped under the holder)
+        aof_dir = data_dir / "appendonlydir"
+        out["aof_base_mb"], out["aof_tail_mb"] = (round(b / 1e6, 1) for b in aof.parts(aof_dir))
+        holder._store.server.stop()
+    t, tailed, close_s = first_recall(data_dir, ns)  # its close is the last: rewrites
+    out["start_and_first_recall_with_tail_s"] = round(t, 2)
+    out["last_close_s"] = round(close_s, 2)
+    out["aof_tail_mb_after_last_close"] = round(aof.parts(aof_dir)[1] / 1e6, 1)
+    t, rewritten, _ = first_recall(data_dir, ns)
+    out["start_and_first_recall_after_rewrite_s"] = round(t, 2)
+    out["same_hits_after_restarts"] = latest == tailed == rewritten
     return out
 
 

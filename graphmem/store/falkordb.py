@@ -28,6 +28,7 @@ from graphmem.errors import (
     StoreUnavailable,
 )
 from graphmem.queries import queries_for
+from graphmem.store import aof
 from graphmem.store.base import Capabilities, Params, Row, Statement, TracerMixin
 from graphmem.store.embedded import EmbeddedServer
 from graphmem.store.schema import SchemaStep, apply_missing_steps
@@ -305,41 +306,11 @@ class FalkorDBStore(TracerMixin):
         unfinished rewrite. Its automatic rewrite waits until the file has
         doubled, and a start replays every write since (a reclaim of a million memories
         left 650 MB to replay, 82 s at every start). A server that refuses the command (an
-        ACL) or fails the rewrite is logged and left as it is."""
+        ACL) or fails the rewrite is logged and left as it is (`graphmem.store.aof`)."""
         try:
-            if not int(self._persistence().get("aof_enabled", 0)):
-                return False
-            try:
-                self._db.connection.execute_command("BGREWRITEAOF")
-            except redis.ResponseError as exc:
-                if "already in progress" not in str(exc):
-                    log.warning("FalkorDB at %s refused BGREWRITEAOF (%s); its append-only "
-                                "file keeps every write until it rewrites it itself",
-                                self._where, exc)
-                    return False
-            pause, deadline = 0.01, time.monotonic() + timeout_s
-            while True:
-                state = self._persistence()
-                if not (int(state.get("aof_rewrite_in_progress", 0))
-                        or int(state.get("aof_rewrite_scheduled", 0))):
-                    break
-                if time.monotonic() > deadline:
-                    log.warning("FalkorDB at %s is still rewriting its append-only file "
-                                "after %.0f s; left to finish (do not stop the server "
-                                "until it has)", self._where, timeout_s)
-                    return False
-                time.sleep(pause)
-                pause = min(pause * 2, 1.0)
+            return aof.rewrite(self._db.connection, self._where, timeout_s)
         except redis.RedisError as exc:
             raise translate(exc, "BGREWRITEAOF", self._where, self._server) from exc
-        if state.get("aof_last_bgrewrite_status") != "ok":
-            log.warning("FalkorDB at %s could not rewrite its append-only file (see its "
-                        "log); it keeps every write until a rewrite succeeds", self._where)
-            return False
-        return True
-
-    def _persistence(self) -> dict[str, Any]:
-        return self._db.connection.info("persistence")
 
     # -- lifecycle ----------------------------------------------------------------
 

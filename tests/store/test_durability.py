@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from graphmem import MemoryGraph
+from graphmem.store import aof
 from graphmem.store.base import Statement
 from graphmem.store.embedded import pid_alive
 
@@ -119,7 +120,65 @@ def test_writers_in_other_processes_lose_nothing_acknowledged(tmp_path):
 
 def incr_bytes(data: Path) -> int:
     """The size of the append-only file's increments: what a start replays."""
-    return sum(f.stat().st_size for f in (data / "appendonlydir").glob("*.incr.aof"))
+    return aof.parts(data / "appendonlydir")[1]
+
+
+def base_file(data: Path) -> str:
+    """The name of the append-only file's base (its number grows with each rewrite)."""
+    return next((data / "appendonlydir").glob("*.base.rdb")).name
+
+
+def write_tail(graph: MemoryGraph, megabytes: int) -> None:
+    """Write about ``megabytes`` MB into the append-only file's tail (it logs each query
+    with its parameters)."""
+    for i in range(megabytes):
+        graph.cypher("CREATE (:Blob {n: $n, s: $s})", {"n": i, "s": "x" * 1_050_000},
+                     write=True)
+
+
+def test_the_last_close_rewrites_a_tail_that_would_outweigh_the_next_start(tmp_path):
+    data = tmp_path / "data"
+    first, second = MemoryGraph.open(data_dir=data), MemoryGraph.open(data_dir=data)
+    write_tail(first, 5)
+    assert incr_bytes(data) >= aof.MIN_TAIL_BYTES and aof.tail_outweighs_base(
+        data / "appendonlydir")
+    base = base_file(data)
+    first.close()  # another store still holds the server: nothing rewritten
+    assert base_file(data) == base and incr_bytes(data) >= aof.MIN_TAIL_BYTES
+    second.close()  # the last: rewritten, then stopped
+    assert base_file(data) != base and incr_bytes(data) < aof.MIN_TAIL_BYTES
+    with MemoryGraph.open(data_dir=data) as again:
+        rows = again.cypher("MATCH (b:Blob) RETURN b.n AS n, size(b.s) AS size")
+    assert sorted((r["n"], r["size"]) for r in rows) == [(i, 1_050_000) for i in range(5)]
+
+
+def test_a_small_tail_is_kept_at_close(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        g.cypher("CREATE (:Memory {ns: 'c', id: 'kept'})", write=True)
+        base, tail = base_file(data), incr_bytes(data)
+    assert 0 < tail < aof.MIN_TAIL_BYTES and not aof.tail_outweighs_base(
+        data / "appendonlydir")
+    assert base_file(data) == base and incr_bytes(data) == tail  # no fork at every close
+    with MemoryGraph.open(data_dir=data) as again:
+        assert again.cypher("MATCH (m:Memory {ns: 'c'}) RETURN m.id AS id") == [{"id": "kept"}]
+
+
+def test_a_tail_is_weighed_against_its_base(tmp_path):
+    aof_dir = tmp_path / "appendonlydir"
+    aof_dir.mkdir()
+    assert aof.parts(aof_dir) == (0, 0) and not aof.tail_outweighs_base(aof_dir)
+    (aof_dir / "a.1.base.rdb").write_bytes(b"b" * 1000)
+    (aof_dir / "a.1.incr.aof").write_bytes(b"i" * 300)
+    (aof_dir / "a.2.incr.aof").write_bytes(b"i" * 200)
+    (aof_dir / "a.0.base.rdb").write_bytes(b"h" * 5000)  # history: not in the manifest
+    (aof_dir / "a.manifest").write_text(
+        "file a.1.base.rdb seq 1 type b\n"
+        "file a.1.incr.aof seq 1 type i startoffset 0 endoffset 300\n"
+        "file a.2.incr.aof seq 2 type i\n"
+        "file a.gone.incr.aof seq 3 type i\n")  # named but missing: not counted
+    assert aof.parts(aof_dir) == (1000, 500)
+    assert not aof.tail_outweighs_base(aof_dir)  # under MIN_TAIL_BYTES
 
 
 def test_a_compacted_log_replays_nothing_and_loses_nothing(tmp_path):
