@@ -166,8 +166,9 @@ def named_agents(query: str, names: Mapping[str, str],
     A name that is also a common noun ("user", "assistant") names the agent only where it
     stands for someone: modifying another noun in a compound ("the user experience", "an
     assistant tool") it names a kind of thing, not the agent. A capitalised word inside
-    the question is read as a name without a parse; any other match is parsed
-    (``parser``: a full pipeline's; none given, the shared weights with no cache).
+    the question is read as a name without a parse, and so is an id with a digit or an
+    underscore in it ("agent-03"); any other match is parsed (``parser``: a full
+    pipeline's; none given, the shared weights with no cache).
     """
     docs: list = []
 
@@ -177,12 +178,20 @@ def named_agents(query: str, names: Mapping[str, str],
         return docs[0]
 
     def names_party(word: str) -> bool:
+        if _identifier(word):  # "agent-03", "bot_2": no common noun, no parse
+            return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE) is not None
         return any(_capitalised_inside(query, m.start())
                    or not _noun_modifier(parsed(), m.start(), m.end())
                    for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE))
 
     return [agent for agent, name in names.items()
             if any(len(word) > 1 and names_party(word) for word in {agent, name})]
+
+
+def _identifier(word: str) -> bool:
+    """A digit or an underscore: an id made for a program ("agent-03", "bot_2"), never a
+    common noun that could describe a thing."""
+    return any(ch.isdigit() or ch == "_" for ch in word)
 
 
 def _capitalised_inside(text: str, start: int) -> bool:

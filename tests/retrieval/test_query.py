@@ -9,6 +9,7 @@ from graphmem.retrieval.classify import QueryKind, classify_query
 from graphmem.retrieval.config import HYBRID
 from graphmem.retrieval.query import named_agents
 from graphmem.retrieval.route import RouteGate
+from graphmem.text.nlp import Parser
 
 NS = "named"
 #: LongMemEval-style agents, whose ids are common nouns, and one named person
@@ -31,6 +32,35 @@ SPEAKER_ONLY = HYBRID.model_copy(update={
 ])
 def test_a_noun_modifying_another_names_no_agent(question, named):
     assert named_agents(question, NAMES) == named
+
+
+class CountingParser(Parser):
+    """The full pipeline, counting the questions it parses."""
+
+    def __init__(self) -> None:
+        super().__init__(full=True, cache_size=0)
+        self.parsed: list[str] = []
+
+    def parse(self, text: str):
+        self.parsed.append(text)
+        return super().parse(text)
+
+
+#: ids made for programs, one of them shaped like a common noun
+BOTS = {"agent-03": "agent-03", "bot_2": "bot_2", "user": "user"}
+
+
+@pytest.mark.parametrize("question, named, parses", [
+    ("what did agent-03 say about the launch?", ["agent-03"], 0),
+    ("Which of bot_2's notes mention Lisbon?", ["bot_2"], 0),
+    ("what did agent-3 say?", [], 0),  # another id: not named, nothing to parse
+    ("did agent-03 tell the user?", ["agent-03", "user"], 1),  # "user" is a noun too
+    ("How was the user experience for agent-03?", ["agent-03"], 1),
+])
+def test_an_id_with_a_digit_or_underscore_is_named_without_a_parse(question, named, parses):
+    parser = CountingParser()
+    assert named_agents(question, BOTS, parser=parser) == named
+    assert len(parser.parsed) == parses
 
 
 @pytest.fixture(scope="module")
