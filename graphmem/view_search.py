@@ -134,11 +134,19 @@ class VectorSearch:
 
     def _best(self, candidates: np.ndarray, scores: np.ndarray,
               k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best of ``candidates`` by ``scores``, best first, less forgotten ones:
-        (rows, scores)."""
+        """The ``k`` best of ``candidates`` by ``scores``, best first, equal scores in
+        storage order, less forgotten ones: (rows, scores). (The partition leaves ties in
+        an order that depends on ``k``: two memories of the same text came out in one
+        order for a recall's narrow search and the other for a wider one.)"""
         k = min(k, len(candidates))
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        last = scores[top].min()
+        at_last = np.flatnonzero(scores == last)
+        if len(at_last) > np.count_nonzero(scores[top] == last):  # a tie cut at k: the
+            above = top[scores[top] > last]                       # earliest rows stay
+            at_last = at_last[np.argsort(candidates[at_last], kind="stable")]
+            top = np.concatenate([above, at_last[:k - len(above)]])
+        top = top[np.lexsort((candidates[top], -scores[top]))]
         rows = candidates[top]
         kept = ~self._columns.forgotten[rows]
         return rows[kept], scores[top][kept]

@@ -118,3 +118,23 @@ def test_row_columns_say_what_the_records_say(changes):
     assert [(view.id_at(r), t) for r, t in zip(timed.tolist(), times.tolist())] == \
         [(view.id_at(r), view.records[view.id_at(r)].t) for r in rows.tolist()
          if view.records[view.id_at(r)].t is not None]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), copies=st.integers(2, 6), k=st.integers(1, 60),
+       wider=st.integers(1, 200))
+def test_equal_scores_come_in_storage_order_whatever_the_width(seed, copies, k, wider):
+    """Memories of the same text have the same vector: a narrow search and a wider one
+    (a recall widens its search for the channels that run) put them in one order."""
+    rng = np.random.default_rng(seed)
+    vectors = _unit(rng, 120)
+    at = rng.choice(120, size=copies, replace=False)
+    vectors[at] = vectors[at[0]]  # the same statement stored several times
+    view = _view(vectors)
+    query = vectors[at[0]] + 0.3 * _unit(rng, 1)[0]
+    query /= np.linalg.norm(query)
+    narrow = [view.row_of(m) for m, _ in view.nearest_exact(query, k)]
+    wide = [view.row_of(m) for m, _ in view.nearest_exact(query, k + wider)]
+    assert wide[:len(narrow)] == narrow
+    tied = [r for r in wide if r in set(at.tolist())]
+    assert tied == sorted(tied)
