@@ -178,9 +178,8 @@ def named_agents(query: str, names: Mapping[str, str],
         return docs[0]
 
     def names_party(word: str) -> bool:
-        if _identifier(word):  # "agent-03", "bot_2": no common noun, no parse
-            return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE) is not None
-        return any(_capitalised_inside(query, m.start())
+        return any(_identifier(word)  # "agent-03", "bot_2": no common noun, no parse
+                   or _capitalised_inside(query, m.start())
                    or not _noun_modifier(parsed(), m.start(), m.end())
                    for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE))
 
