@@ -14,6 +14,7 @@ Layout of a data directory::
                            time"); the last to close stops the server
         .lock              flock held while starting, stopping or leasing; the kernel
                            drops it when its holder dies, so a crash never leaves it held
+                           (the leases and the lock: graphmem.store.leases)
 
 A second process opening the same directory finds the server alive and takes a lease
 instead of starting another. A pid file or socket left by a crash is recognised (the pid
@@ -25,8 +26,6 @@ directory is so deep that the socket path would overflow sun_path, the socket go
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import hashlib
 import logging
 import os
@@ -34,7 +33,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, NoReturn
@@ -48,12 +46,10 @@ from graphmem.errors import (
     ServerBinaryMissing,
     StoreUnavailable,
 )
-from graphmem.store import aof, probe
+from graphmem.store import aof, leases, probe
 from graphmem.store.processes import (
     cpu_ticks,
-    lease_holder_alive,
     pid_alive,
-    process_start_time,
     serves_socket,
 )
 from graphmem.store.server_log import exit_cause, read_tail, start_failure
@@ -129,19 +125,21 @@ class EmbeddedServer:
             else:
                 self._clear_stale()
                 self._start_making_graphs()
-            self._lease = self._take_lease()
+            self._lease = leases.take(self.leases_dir)
         return self.socket_path
 
     def release(self) -> None:
         """Give back our lease; stop the server when no live lease is left."""
         if self._lease is None:
             return
-        if self._last_lease():  # outside the lock: the rewrite may take seconds, and
-            self._compact_before_stop()  # our lease keeps the server up meanwhile
+        # outside the lock (the rewrite may take seconds; our lease keeps the server up
+        # meanwhile): a store opened since only makes the rewrite needless
+        if not leases.others_alive(self.leases_dir, self._lease):
+            self._compact_before_stop()
         with self.dir_lock():
             self._lease.unlink(missing_ok=True)
             self._lease = None
-            if not self._live_leases():
+            if not leases.live(self.leases_dir):
                 self.stop()
 
     def stop(self) -> None:
@@ -165,15 +163,12 @@ class EmbeddedServer:
         still holds every write."""
         if self.pid is None or not aof.tail_outweighs_base(self.data_dir / "appendonlydir"):
             return
-        client = redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
-                             retry=Retry(NoBackoff(), 0))
         try:
-            aof.rewrite(client, str(self.data_dir), COMPACT_TIMEOUT_S)
+            with self._client(decode_responses=True) as client:
+                aof.rewrite(client, str(self.data_dir), COMPACT_TIMEOUT_S)
         except (redis.RedisError, OSError) as exc:
             log.warning("could not rewrite the append-only file in %s before stopping its "
                         "server (%s); the next start replays its tail", self.data_dir, exc)
-        finally:
-            client.close()
 
     @property
     def pid(self) -> int | None:
@@ -233,66 +228,8 @@ class EmbeddedServer:
     @contextmanager
     def dir_lock(self) -> Iterator[None]:
         """Hold the directory's flock; the kernel drops it when its holder dies."""
-        try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise DataDirError(
-                f"cannot open the lock file {self.lock_path}: {exc.strerror or exc}. "
-                "Choose a writable directory with --data-dir or GRAPHMEM_DATA."
-            ) from exc
-        try:
-            deadline = time.monotonic() + self.lock_timeout_s
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise DataDirError(
-                            f"cannot lock {self.lock_path}: {exc.strerror or exc} (a "
-                            "file system without flock, such as some network mounts?); "
-                            "put the data directory on a local disk"
-                        ) from exc
-                    if time.monotonic() > deadline:
-                        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                        raise DataDirError(
-                            f"data directory {self.data_dir} is locked by process "
-                            f"{holder or '(unknown)'} for more than "
-                            f"{self.lock_timeout_s:g}s; wait for it to finish or stop "
-                            f"that process (kill {holder or '<pid>'}), then retry"
-                        ) from None
-                    time.sleep(0.05)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        with leases.locked(self.lock_path, self.data_dir, self.lock_timeout_s):
             yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the flock
-
-    def _take_lease(self) -> Path:
-        lease = self.leases_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        try:
-            lease.write_text(f"{os.getpid()} {process_start_time(os.getpid())}")
-        except OSError as exc:
-            lease.unlink(missing_ok=True)
-            raise DataDirError(f"cannot write the lease {lease}: {exc.strerror or exc}; "
-                               "free space or fix the data directory, then retry") from exc
-        return lease
-
-    def _last_lease(self) -> bool:
-        """Whether ours is the only live lease (read without the lock: a store opened
-        meanwhile only makes the rewrite before stopping needless)."""
-        return not any(lease != self._lease and lease_holder_alive(lease)
-                       for lease in self.leases_dir.glob("*"))
-
-    def _live_leases(self) -> list[Path]:
-        """Leases whose process still runs; the others (left by a crash) are removed."""
-        live = []
-        for lease in self.leases_dir.glob("*"):
-            if lease_holder_alive(lease):
-                live.append(lease)
-            else:
-                lease.unlink(missing_ok=True)
-        return live
 
     # -- server -------------------------------------------------------------------
 
@@ -330,16 +267,22 @@ class EmbeddedServer:
         """
         if not self._ping():
             return None
-        client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=2,
-                             retry=Retry(NoBackoff(), 0))
-        try:
+        with self._client(socket_timeout=2) as client:
             pid = int(client.info("server")["process_id"])
-        finally:
-            client.close()
         if not serves_socket(pid, self.socket_path):
             return None
         self.pid_path.write_text(f"{pid}\n")
         return pid
+
+    @contextmanager
+    def _client(self, **options) -> Iterator[redis.Redis]:
+        """A plain connection to the server on our socket, no retries, closed after."""
+        client = redis.Redis(unix_socket_path=str(self.socket_path),
+                             retry=Retry(NoBackoff(), 0), **options)
+        try:
+            yield client
+        finally:
+            client.close()
 
     def _ping(self) -> bool:
         return self._ping_state() == "up"
@@ -351,12 +294,8 @@ class EmbeddedServer:
         if not self.socket_path.exists():
             return "down"
         try:
-            client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=2,
-                                 retry=Retry(NoBackoff(), 0))
-            try:
+            with self._client(socket_timeout=2) as client:
                 return "up" if client.ping() else "down"
-            finally:
-                client.close()
         except (redis.BusyLoadingError, redis.TimeoutError):  # before ConnectionError,
             return "loading"                                 # BusyLoadingError's base
         except (redis.ConnectionError, OSError):
@@ -404,14 +343,10 @@ class EmbeddedServer:
         The server is shared: a process asking for "always" must get it even if the
         server was started with "no", and nobody may weaken what another asked for.
         """
-        client = redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
-                             retry=Retry(NoBackoff(), 0))
-        try:
+        with self._client(decode_responses=True) as client:
             running = client.config_get("appendfsync").get("appendfsync") or "always"
             if _FSYNC_STRENGTH.get(self.fsync, 0) > _FSYNC_STRENGTH.get(running, 2):
                 client.config_set("appendfsync", self.fsync)
-        finally:
-            client.close()
 
     def binaries(self) -> tuple[Path, Path]:
         """Paths of redis-server and the FalkorDB module, checked to exist."""
