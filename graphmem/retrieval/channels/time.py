@@ -27,13 +27,15 @@ class Time:
             return []
         view, owned = ctx.view, ctx.owned
         if query.entity_ids:
-            on_arcs = [(t, mid) for e in query.entity_ids for t, mid in view.arc(e)
-                       if mid in owned]
+            timed = {(t, view.row_of(mid)) for e in query.entity_ids for t, mid in view.arc(e)
+                     if mid in owned}
         else:
-            rows = ctx.owned_rows()
-            times, rows = view.times_at(rows)
-            on_arcs = list(zip(times.tolist(), map(view.id_at, rows.tolist())))
-        on_arcs = sorted(set(on_arcs))
+            times, rows = view.times_at(ctx.owned_rows())
+            timed = set(zip(times.tolist(), rows.tolist()))
+        # memories of one time (the turns of one session) in storage order, the order
+        # they were told in: an arc orders them by id, which differs from one ingestion
+        # of the same conversation to the next
+        on_arcs = [(t, view.id_at(row)) for t, row in sorted(timed)]
         if intent.span is not None:
             lo, hi = _ms(intent.span.start), _ms(intent.span.end)
             if intent.relation == "before":
