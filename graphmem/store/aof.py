@@ -9,7 +9,10 @@ in 64-98 s). A rewrite (BGREWRITEAOF, from a fork) writes a new base at 5-7 ms p
 it (1.3 s and 9.5 s) and empties the tail. Redis rewrites on its own only once the tail
 has doubled the base, so a store closed after a few days of writes could take minutes
 to open; the embedded server is rewritten before it is stopped when its tail would cost
-more to replay than the rewrite (`tail_outweighs_base`).
+more to replay than the rewrite (`tail_outweighs_base`). A server that dies instead
+(killed, the machine lost) leaves its tail as it was: the embedded server is started
+with a lower bound on it (`REWRITE_PERCENT`, `server_options`), and a server started
+without it gets it from the next opener (`bound_tail`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,32 @@ MIN_TAIL_BYTES = 4 * 1024 * 1024
 #: a tail this share of the base replays in about as long as the base takes to rewrite
 #: (5-7 ms per MB of base against 0.2-0.3 s per MB of tail, above)
 TAIL_SHARE = 0.02
+
+
+#: the server rewrites the file on its own, while it runs, once the tail reaches this
+#: percentage of the base (and the file `MIN_TAIL_BYTES`): Redis' auto-aof-rewrite-
+#: percentage, whose default (100) lets the tail grow as large as the base, which a start
+#: after a crash replays at a few MB/s (at a million memories, minutes). See
+#: benchmarks/crash_restart_bench.py for what it costs and what it saves.
+REWRITE_PERCENT = 10
+
+
+def server_options() -> list[str]:
+    """The redis-server options that bound the tail while the server runs."""
+    return ["--auto-aof-rewrite-percentage", str(REWRITE_PERCENT),
+            "--auto-aof-rewrite-min-size", str(MIN_TAIL_BYTES)]
+
+
+def bound_tail(client: redis.Redis) -> None:
+    """Give a running server our bound on its tail if it has a looser one (it was
+    started by an earlier release, or by hand): a bound set tighter is kept."""
+    running = client.config_get("auto-aof-rewrite-percentage")
+    percent = int(running.get("auto-aof-rewrite-percentage") or 0)  # 0: never
+    if percent == 0 or percent > REWRITE_PERCENT:
+        client.config_set("auto-aof-rewrite-percentage", REWRITE_PERCENT)
+    running = client.config_get("auto-aof-rewrite-min-size")
+    if int(running.get("auto-aof-rewrite-min-size") or 0) > MIN_TAIL_BYTES:
+        client.config_set("auto-aof-rewrite-min-size", MIN_TAIL_BYTES)
 
 
 def parts(aof_dir: Path) -> tuple[int, int]:

@@ -9,7 +9,9 @@ Layout of a data directory::
         falkordb.log       the server's log; read to explain a failed start or a death
         appendonlydir/     append-only persistence, fsync on every write by default;
                            rewritten before the server stops when its tail would cost
-                           the next start more than the rewrite (graphmem.store.aof)
+                           the next start more than the rewrite, and by the server
+                           itself once the tail reaches a tenth of the base, so that a
+                           start after a crash replays little (graphmem.store.aof)
         leases/            one file per open store (named pid-uuid, holding "pid start
                            time"); the last to close stops the server
         .lock              flock held while starting, stopping or leasing; the kernel
@@ -122,6 +124,8 @@ class EmbeddedServer:
         with self.dir_lock():
             if self._answering():
                 self._raise_fsync()
+                with self._client(decode_responses=True) as client:
+                    aof.bound_tail(client)
             else:
                 self._clear_stale()
                 self._start_making_graphs()
@@ -385,6 +389,7 @@ class EmbeddedServer:
             "--appendonly", "yes",
             "--appendfsync", self.fsync,
             "--save", "",
+            *aof.server_options(),
             "--daemonize", "yes",
             "--pidfile", str(self.pid_path),
             "--logfile", str(self.log_path),

@@ -139,6 +139,8 @@ def write_tail(graph: MemoryGraph, megabytes: int) -> None:
 def test_the_last_close_rewrites_a_tail_that_would_outweigh_the_next_start(tmp_path):
     data = tmp_path / "data"
     first, second = MemoryGraph.open(data_dir=data), MemoryGraph.open(data_dir=data)
+    # the close's rewrite alone: the server's own (the test below) would race it
+    first._store._db.connection.config_set("auto-aof-rewrite-percentage", 0)
     write_tail(first, 5)
     assert incr_bytes(data) >= aof.MIN_TAIL_BYTES and aof.tail_outweighs_base(
         data / "appendonlydir")
@@ -150,6 +152,44 @@ def test_the_last_close_rewrites_a_tail_that_would_outweigh_the_next_start(tmp_p
     with MemoryGraph.open(data_dir=data) as again:
         rows = again.cypher("MATCH (b:Blob) RETURN b.n AS n, size(b.s) AS size")
     assert sorted((r["n"], r["size"]) for r in rows) == [(i, 1_050_000) for i in range(5)]
+
+
+def wait_for_rewrite(data: Path, base: str, timeout_s: float = 20.0) -> bool:
+    """Whether the server rewrote its file on its own (a new base) within the time."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if base_file(data) != base:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_running_server_rewrites_a_long_tail_so_a_crash_replays_little(tmp_path):
+    data = tmp_path / "data"
+    g = MemoryGraph.open(data_dir=data)
+    base = base_file(data)
+    write_tail(g, 6)  # past the bound: the server rewrites on its own, nobody closing
+    assert wait_for_rewrite(data, base), "Redis' default waits for a 64 MB file"
+    g.cypher("CREATE (:Blob {n: 6, s: 'after'})", write=True)
+    kill_server(g)  # a crash: no close, no rewrite before the stop
+    assert incr_bytes(data) < aof.MIN_TAIL_BYTES
+    with reopen(data, g) as again:
+        rows = again.cypher("MATCH (b:Blob) RETURN b.n AS n, size(b.s) AS size")
+    assert sorted((r["n"], r["size"]) for r in rows) == [
+        *((i, 1_050_000) for i in range(6)), (6, 5)]
+
+
+def test_a_server_started_with_a_looser_bound_gets_ours_and_a_tighter_one_is_kept(tmp_path):
+    data = tmp_path / "data"
+    with MemoryGraph.open(data_dir=data) as first:
+        connection = first._store._db.connection
+        percent = lambda: int(connection.config_get(  # noqa: E731
+            "auto-aof-rewrite-percentage")["auto-aof-rewrite-percentage"])
+        assert percent() == aof.REWRITE_PERCENT
+        for running, kept in ((100, aof.REWRITE_PERCENT), (0, aof.REWRITE_PERCENT), (2, 2)):
+            connection.config_set("auto-aof-rewrite-percentage", running)  # as started
+            with MemoryGraph.open(data_dir=data):  # another opener of the running server
+                assert percent() == kept
 
 
 def test_a_small_tail_is_kept_at_close(tmp_path):
