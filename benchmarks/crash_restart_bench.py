@@ -117,6 +117,9 @@ def main() -> None:
                                        synthetic=True), 1)
             settle(g)
             g._store.compact_log()  # every copy starts from one base, with no tail
+            # read once, so that the close saves the view and its text index: every copy
+            # starts from a whole snapshot, as a store that was running does
+            g.recall(AGENTS[0], QUESTION, k=10, ns=NS)
         for n, (percent, min_bytes) in enumerate(settings):
             store = Path(tmp) / f"setting-{n}"
             shutil.copytree(filled, store, ignore=shutil.ignore_patterns(

@@ -248,6 +248,6 @@ class Views:
             read = view.sync(self.store, self.queries, version, note=note)
             view_snapshot.trim(view)  # a long-running process does not make them all
             self._unsaved[ns] = self._unsaved.get(ns, 0) + read
-            if read >= view_snapshot.SAVE_AFTER_ROWS:
+            if view_snapshot.worth_saving_now(read, len(view)):
                 self._save(ns, view)  # a long read: the next process need not repeat it
             return view

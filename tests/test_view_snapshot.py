@@ -201,6 +201,45 @@ def test_a_handle_that_read_many_changed_memories_saves_them_on_close(tmp_path, 
     assert read and g._views.queries["memory/changed_since"] not in read
 
 
+def test_a_short_catch_up_is_saved_on_close_and_a_long_one_at_once(tmp_path, monkeypatch):
+    """A catch-up short beside the view leaves the snapshot to the close: the save, which
+    writes the whole view, would cost the recall waiting for it more than the read did.
+    One long beside the view is saved at once."""
+    monkeypatch.setattr(vs, "SAVE_AFTER_ROWS", 1)
+    monkeypatch.setattr(vs, "SAVE_IN_SYNC_SHARE", 0.5)
+    more = [f"{name} found a {thing} at the {place}." for name, thing, place in (
+        ("Dora", "compass", "pier"), ("Eli", "lantern", "barn"), ("Fay", "ladder", "mill"),
+        ("Gus", "kettle", "quay"), ("Hal", "rope", "forge"), ("Ivy", "map", "chapel"),
+        ("Jon", "drum", "school"), ("Kit", "bell", "tower"), ("Lou", "key", "garden"),
+        ("Max", "coin", "bridge"))]
+
+    def saved_version():
+        return json.loads((directory / vs.META_FILE).read_text())["version"]
+
+    def write_elsewhere(texts):  # another handle, which saves no snapshot of its own
+        monkeypatch.setenv("GRAPHMEM_VIEW_SNAPSHOTS", "0")
+        with MemoryGraph.open(data_dir=tmp_path / "data") as writer:
+            for text in texts:
+                writer.remember("ana", text, witnesses=["ben"], ns=NS)
+        monkeypatch.delenv("GRAPHMEM_VIEW_SNAPSHOTS")
+
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        _fill(g)
+        g.warm(NS)  # the first read, the whole view: saved at once
+        directory = _dir(g)
+        first = saved_version()
+        write_elsewhere(more[:2])
+        assert len(g._views.synced(NS)) == len(FACTS) + 2  # read 2 of 8: not yet
+        assert saved_version() == first
+    assert saved_version() > first  # on close
+    with MemoryGraph.open(data_dir=tmp_path / "data") as g:
+        g.warm(NS)
+        second = saved_version()
+        write_elsewhere(more[2:])
+        assert len(g._views.synced(NS)) == len(FACTS) + len(more)  # read 8 of 16: at once
+        assert saved_version() > second
+
+
 def test_a_reclaim_of_many_memories_saves_the_view_on_close(tmp_path, monkeypatch):
     """`reclaim` applies each batch to the view it holds instead of reading the memories
     back: they count as memories read do, so the next process starts from the snapshot
