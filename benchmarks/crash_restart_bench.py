@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -36,7 +34,6 @@ from process_counters import ServerForks  # noqa: E402
 
 from graphmem import MemoryGraph  # noqa: E402
 from graphmem.store import aof  # noqa: E402
-from graphmem.store.embedded import pid_alive  # noqa: E402
 
 NS = "crash"
 QUESTION = "What did Ana do with the spare key?"
@@ -50,15 +47,6 @@ def configure(g: MemoryGraph, percent: int, min_bytes: int) -> None:
     connection = g._store._db.connection
     connection.config_set("auto-aof-rewrite-percentage", percent)
     connection.config_set("auto-aof-rewrite-min-size", min_bytes)
-
-
-def crash(g: MemoryGraph) -> None:
-    """SIGKILL the embedded server and wait until it is gone."""
-    pid = g._store.server.pid
-    os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
 
 
 def count(g: MemoryGraph) -> int:
@@ -78,7 +66,8 @@ def run_setting(store: Path, percent: int, min_bytes: int, writes: int, seed: in
             latencies.append((time.perf_counter() - started) * 1000)
         base, tail = aof.parts(store / "appendonlydir")
         forked, written = forks.count(), count(g)
-        crash(g)
+        if not g._store.server.kill(timeout_s=30):
+            raise SystemExit("the embedded server outlived SIGKILL for 30 s")
     started = time.perf_counter()  # the server is dead: this open starts it
     with MemoryGraph.open(data_dir=store) as again:
         open_s = time.perf_counter() - started  # the server loaded its file

@@ -159,6 +159,16 @@ class EmbeddedServer:
             self._wait_exit(pid, 5.0)
         self._clear_stale()
 
+    def kill(self, timeout_s: float = 10.0) -> bool:
+        """SIGKILL the server, as a crash would (no flush, no rewrite, the pid file and
+        socket left behind for the next open to recover), for tests and benchmarks of
+        recovery; return whether it is gone within ``timeout_s``."""
+        pid = self.pid
+        if pid is None:
+            return True
+        os.kill(pid, signal.SIGKILL)
+        return self._wait_exit(pid, timeout_s)
+
     def _compact_before_stop(self) -> None:
         """Rewrite the append-only file when its tail would cost the next start more
         than the rewrite costs now (`graphmem.store.aof`): at a million memories a tail

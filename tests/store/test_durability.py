@@ -15,19 +15,13 @@ from pathlib import Path
 from graphmem import MemoryGraph
 from graphmem.store import aof
 from graphmem.store.base import Statement
-from graphmem.store.embedded import pid_alive
 
 ACKED = 150
 
 
 def kill_server(graph: MemoryGraph) -> None:
     """SIGKILL the embedded server (no shutdown, no flush) and wait until it is gone."""
-    pid = graph._store.server.pid
-    os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not pid_alive(pid)
+    assert graph._store.server.kill()
 
 
 def reopen(data: Path, graph: MemoryGraph) -> MemoryGraph:
