@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# LLM-free evaluation runs on the shared data (and the loaders' fixtures for the two sets
-# that are too large to keep here). Usage: benchmarks/run_all_evals.sh [OUT_ROOT] [PREFEVAL_300_EVERY]
+# LLM-free evaluation runs on the shared data ($GRAPHMEM_SHARED_DATA, else ../shared/data;
+# and the loaders' fixtures for the two sets that are too large to keep here). Usage: benchmarks/run_all_evals.sh [OUT_ROOT] [PREFEVAL_300_EVERY]
 # PrefEval explicit runs in full at 10 distractor turns; at 300 every PREFEVAL_300_EVERY-th
 # item (default 25: 32 items over all 16 topics; 1 for the full run, about 30 s an item).
 # Each run is resumable: rerun the script after an interruption and finished units are kept.
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs}
 PREFEVAL_300_EVERY=${2:-25}
-DATA=../shared/data
+DATA=${GRAPHMEM_SHARED_DATA:-../shared/data}  # as the Python benchmarks read it
 export HF_HUB_OFFLINE=1
 timed() { local start=$SECONDS; "$@"; echo "wall time: $((SECONDS - start)) s" >&2; }
 
