@@ -123,9 +123,7 @@ class EmbeddedServer:
         self._prepare_dir()
         with self.dir_lock():
             if self._answering():
-                self._raise_fsync()
-                with self._client(decode_responses=True) as client:
-                    aof.bound_tail(client)
+                self._strengthen()
             else:
                 self._clear_stale()
                 self._start_making_graphs()
@@ -351,8 +349,9 @@ class EmbeddedServer:
             raise DataDirError(f"the socket directory {parent} belongs to another user "
                                f"(uid {owner}); remove it or use a shorter --data-dir")
 
-    def _raise_fsync(self) -> None:
-        """Make the running server fsync at least as often as this opener asked.
+    def _strengthen(self) -> None:
+        """Make the running server fsync at least as often as this opener asked, and
+        bound its log's tail as ours would (`aof.bound_tail`), over one connection.
 
         The server is shared: a process asking for "always" must get it even if the
         server was started with "no", and nobody may weaken what another asked for.
@@ -361,6 +360,7 @@ class EmbeddedServer:
             running = client.config_get("appendfsync").get("appendfsync") or "always"
             if _FSYNC_STRENGTH.get(self.fsync, 0) > _FSYNC_STRENGTH.get(running, 2):
                 client.config_set("appendfsync", self.fsync)
+            aof.bound_tail(client)
 
     def binaries(self) -> tuple[Path, Path]:
         """Paths of redis-server and the FalkorDB module, checked to exist."""
