@@ -3,10 +3,10 @@
 spaCy's small English model finds most names; in chat text it misses some (a name that
 follows a greeting, a lowercase-looking product), so runs of proper nouns (tag NNP/NNPS,
 capitalised, not opening a sentence, not already inside an entity) are kept as
-``unknown``-typed mentions that the resolver can match to a typed entity. Pronouns are
-never entities; ``refers_to_speaker`` tells the caller that "I"/"my" point at the
-speaker. Resolution of mentions to entities lives in ``entity_resolution`` and is
-re-exported here.
+``unknown``-typed mentions that the resolver can match to a typed entity, and a known
+person's name is a mention wherever it stands. Pronouns are never entities;
+``refers_to_speaker`` tells the caller that "I"/"my" point at the speaker. Resolution of
+mentions to entities lives in ``entity_resolution`` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -117,8 +117,27 @@ def mentions_in_doc(doc: Doc, known_people: set[str]) -> list[EntityMention]:
         mention = mention_from_span(run, "unknown")
         if mention:
             mentions.append(mention)
+    mentions += known_people_named(doc, known_people, mentions)
     typed = [type_known_person(mention, known_people) for mention in mentions]
     return sorted(typed, key=lambda mention: mention.start)
+
+
+def known_people_named(doc: Doc, known_people: set[str],
+                       found: list[EntityMention]) -> list[EntityMention]:
+    """Capitalised words that are a known person's name, wherever they stand and however
+    the tagger read them, outside the mentions already ``found``. A statement rewritten
+    from the first person opens with its speaker ("Caroline is so excited"), where the
+    small model often tags the name a common noun."""
+    if not known_people:
+        return []
+    taken = [(mention.start, mention.end) for mention in found]
+    out = []
+    for token in doc:
+        start, end = token.idx, token.idx + len(token.text)
+        if token.text[:1].isupper() and name_key(token.text) in known_people \
+                and not any(a < end and start < b for a, b in taken):
+            out.append(EntityMention(token.text, "person", start, end))
+    return out
 
 
 def common_opener(ent: Span) -> bool:

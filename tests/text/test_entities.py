@@ -59,6 +59,20 @@ def test_speaker_types_an_untyped_mention_as_person():
     assert "Zorblat" in plain
 
 
+def test_a_known_person_opening_a_sentence_is_a_mention():
+    # a statement rewritten from the first person opens with its speaker's name, which
+    # the small model does not tag here (or tags a common noun, as it does this
+    # Caroline); an unknown lone opener is still not a name
+    caroline = extract_entities("Caroline is so excited and thankful.", speaker="Caroline")
+    assert [(m.name, m.type) for m in caroline] == [("Caroline", "person")]
+    text = "Ana fixed the fence in the back garden."
+    assert [(m.name, m.type) for m in extract_entities(text, speaker="Ana")] == [("Ana", "person")]
+    assert [(m.name, m.type) for m in extract_entities(text, known_people=["Ana"])] == [("Ana", "person")]
+    assert extract_entities(text) == []
+    assert extract_entities("Art is hard. Ana knows.", speaker="Ana")[0].name == "Ana"
+    assert {m.name for m in extract_entities("Art is hard.", speaker="Ana")} == set()
+
+
 def test_batch_matches_one_by_one():
     texts = ["Caroline moved to Denver.", "", "Melanie works at Apple in Cupertino."]
     assert extract_entities_batch(texts) == [extract_entities(text) for text in texts]
