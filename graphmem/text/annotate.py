@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from graphmem.text.entities import extract_entities_batch
-from graphmem.text.entity_resolution import EntityResolver
+from graphmem.text.entity_resolution import EntityResolver, abbreviation_rule, name_key
 from graphmem.text.nlp import Parser
 from graphmem.text.times import normalise_time
 from graphmem.text.timespan import TimeSpan
@@ -42,12 +42,29 @@ def annotate_atoms(atoms: Sequence[str], *, speaker: str | None, reference: date
     for atom, mentions in zip(atoms, found):
         resolved = {}
         for mention in mentions:
+            full = known_full_name(mention.name, mention.type, people, resolver)
+            if full is not None:
+                resolver.resolve(full, type="person")  # "Mel" then joins Melanie, not a new entity
             entity_id = resolver.resolve(mention)
             entity = resolver.entity(entity_id)
             resolved[entity_id] = Mention(entity_id, entity.name, entity.type)
         span = normalise_time(atom, reference) if reference is not None else None
         out.append(AtomMeaning(tuple(resolved.values()), span))
     return out
+
+
+def known_full_name(name: str, entity_type: str, people: Sequence[str],
+                    resolver: EntityResolver) -> str | None:
+    """The one known person ``name`` is a short form of ("Mel" of Melanie), by the
+    resolver's own rules, when no entity is named ``name`` yet; else None. The people
+    are the deposit's speaker and witnesses, so the answer does not depend on which
+    of their names the conversation happened to use first."""
+    key = name_key(name)
+    if entity_type not in ("person", "unknown") or resolver.find(name, type=entity_type) is not None:
+        return None
+    matches = {person for person in people if abbreviation_rule(
+        key, name_key(person), "person", "person", resolver.nicknames, resolver.min_prefix)}
+    return matches.pop() if len(matches) == 1 else None
 
 
 @dataclass(frozen=True)

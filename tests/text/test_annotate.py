@@ -20,6 +20,22 @@ def test_atoms_get_resolved_entities_and_their_time():
     assert meanings[1].span is None
 
 
+def test_a_short_name_said_first_joins_the_known_person_it_shortens():
+    # Caroline greets "Mel" before anyone has said "Melanie": one entity all the same
+    resolver = EntityResolver("t")
+    first = annotate_atoms(["Hey Mel!", "Caroline went to a support group."], speaker="Caroline",
+                           reference=None, resolver=resolver, known_people=["Caroline", "Melanie"])
+    later = annotate_atoms(["Melanie painted a lake."], speaker="Melanie", reference=None,
+                           resolver=resolver, known_people=["Caroline", "Melanie"])
+    assert [m.id for m in first[0].mentions] == ["person:melanie"]
+    assert [m.id for m in later[0].mentions] == ["person:melanie"]
+    assert [m.id for m in first[1].mentions] == ["person:caroline"]
+    # a short form of two known people, or of none, stays its own entity
+    both = annotate_atoms(["Hey Mel!"], speaker="Caroline", reference=None,
+                          resolver=EntityResolver("u"), known_people=["Melanie", "Melvin"])
+    assert [m.id for m in both[0].mentions] == ["person:mel"]
+
+
 def test_questions_name_known_entities_without_creating_any():
     resolver = EntityResolver("t")
     for name, kind in (("Melanie", "person"), ("New York City", "place")):
