@@ -91,26 +91,28 @@ def _judged(report: dict, against: str, variants: set[str]) -> None:
 
 
 #: the shipped procedure (`cv_fitted.SHIPPED`): the dense-to-deposit move chosen after the
-#: gate, the gate keeping its table; and the procedure before it
-SHIPPED = ("shipped without expand + dense to deposit chosen after the route "
-           "(preference kind; routed questions keep the table)")
+#: gate, the gate keeping its table, the graph channel held at 0; the same with the graph
+#: channel fitted; and the procedure before the move
+SHIPPED = "shipped without graph"
+MOVED = ("shipped without expand + dense to deposit chosen after the route "
+         "(preference kind; routed questions keep the table)")
 BEFORE = "shipped without expand"
 
 
 def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protocol_args):
     out = tmp_path / "fitted.json"
     shown = scripts.run("cv_protocol.py", *protocol_args, "--fitted-only", "--rrf-k", "10",
-                        "--variants", f"shipped + hop,{BEFORE}", "--out", str(out),
+                        "--variants", f"shipped + hop,{BEFORE},{MOVED}", "--out", str(out),
                         cwd=tmp_path)
     report = json.loads(out.read_text())
-    _judged(report, SHIPPED, {"shipped + hop", BEFORE})
+    _judged(report, SHIPPED, {"shipped + hop", BEFORE, MOVED})
     # a table fitted without each fold, and the one fitted on all of them
     tables = report["fitted_tables_per_fold"]
     assert set(tables["shipped + hop"]) == {*CONVERSATIONS, "topics-1", "topics-2", "all folds"}
     assert "recall_any@5 per held-out fold" in shown
     # the move after the route changes the preference kind's table alone, and a question
     # the gate routes moves towards the preference table the gate was fitted with
-    for fold, moved in tables[SHIPPED].items():
+    for fold, moved in tables[MOVED].items():
         before = tables[BEFORE][fold]
         assert {k: v for k, v in moved.items() if k not in ("preference", "route")} == {
             k: v for k, v in before.items() if k not in ("preference", "route")}
@@ -120,6 +122,11 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
         assert moved["route"]["weights"] == before["preference"]
         assert {k: v for k, v in moved["route"].items() if k != "weights"} == {
             k: v for k, v in before["route"].items() if k != "weights"}
+    # the shipped procedure weighs no graph channel in any table
+    for fold, shipped in tables[SHIPPED].items():
+        kinds = [t for t in shipped.values() if isinstance(t, dict) and "bm25" in t]
+        kinds += [shipped["route"]["weights"]] if shipped["route"] else []
+        assert kinds and all(t.get("graph", 0.0) == 0.0 for t in kinds), fold
 
 
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):

@@ -118,9 +118,9 @@ def test_a_channel_left_out_is_left_out_of_the_gates_table_too(monkeypatch):
 
     from graphmem.retrieval.config import HYBRID
 
-    assert HYBRID.route is not None and HYBRID.route.weights["said"] > 0
-    lacking = without_channel("said")
-    assert lacking.route is not None and lacking.route.weights["said"] == 0.0
-    assert all(t["said"] == 0.0 for t in (lacking.weights, *lacking.kind_weights.values()))
+    assert HYBRID.route is not None and HYBRID.route.weights["deposit"] > 0
+    lacking = without_channel("deposit")
+    assert lacking.route is not None and lacking.route.weights["deposit"] == 0.0
+    assert all(t["deposit"] == 0.0 for t in (lacking.weights, *lacking.kind_weights.values()))
     assert lacking.route.model_copy(update={"weights": None}) == HYBRID.route.model_copy(
         update={"weights": None})
