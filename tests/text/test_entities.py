@@ -197,6 +197,29 @@ def test_locomo_speakers_resolve_with_their_short_names(shared_data):
     assert share > 0.5, share
 
 
+def test_a_speakers_own_statements_mention_the_speaker(shared_data):
+    """On a real conversation, the statements rewritten from the first person (the
+    speaker's name in place of "I") mention their speaker: before a known name counted
+    wherever it stood, 236 of 269 did."""
+    from graphmem.atomise import atomise
+
+    conversation = json.loads((shared_data / "locomo" / "conv-26.json").read_text())
+    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
+    turns = [turn for key, value in conversation.items() if re.fullmatch(r"session_\d+", key)
+             for turn in value][:300]
+    atoms, said_by = [], []
+    for turn in turns:
+        for atom in atomise(turn["text"], speaker=turn["speaker"]):
+            if re.search(rf"\b{re.escape(turn['speaker'])}\b", atom):
+                atoms.append(atom)
+                said_by.append(turn["speaker"])
+    found = extract_entities_batch(atoms, speakers=said_by, known_people=speakers)
+    named = sum(any(name_key(m.name) == name_key(speaker) for m in mentions)
+                for mentions, speaker in zip(found, said_by))
+    assert len(atoms) > 200
+    assert named / len(atoms) > 0.98, (named, len(atoms))
+
+
 def test_the_full_pipeline_finds_the_entities_the_entity_pipeline_finds(shared_data):
     """The write path's entity pass reads the detector's full parses (one parse a
     statement): on a real conversation they must give the same mentions."""
