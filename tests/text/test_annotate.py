@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import re
 from datetime import datetime
 
 from graphmem.atomise import atomise
 from graphmem.text.annotate import annotate_atoms, query_entities, without_spans
 from graphmem.text.entity_resolution import EntityResolver
+from tests import locomo_raw
 
 
 def test_atoms_get_resolved_entities_and_their_time():
@@ -42,17 +41,15 @@ def test_a_short_name_said_first_joins_the_known_person_it_shortens():
 def test_a_real_conversation_has_one_entity_per_speaker(shared_data):
     """conv-26 greets "Mel" sessions before anyone says "Melanie"; annotated turn by turn,
     as the write path does, every short name of a speaker joins that speaker."""
-    conversation = json.loads((shared_data / "locomo" / "conv-26.json").read_text())
-    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
+    speakers, sessions = locomo_raw.conversation(shared_data, "conv-26")
     resolver = EntityResolver("conv-26")
     ids: list[str] = []
-    for key, turns in conversation.items():
-        if re.fullmatch(r"session_\d+", key):
-            for turn in turns[:40]:
-                meanings = annotate_atoms(atomise(turn["text"], speaker=turn["speaker"]),
-                                          speaker=turn["speaker"], reference=None,
-                                          resolver=resolver, known_people=speakers)
-                ids += [m.id for meaning in meanings for m in meaning.mentions]
+    for turns in sessions:
+        for turn in turns[:40]:
+            meanings = annotate_atoms(atomise(turn["text"], speaker=turn["speaker"]),
+                                      speaker=turn["speaker"], reference=None,
+                                      resolver=resolver, known_people=speakers)
+            ids += [m.id for meaning in meanings for m in meaning.mentions]
     people = {entity.id for entity in resolver.entities() if entity.type == "person"}
     assert {"person:caroline", "person:melanie"} <= people
     assert "person:mel" not in people

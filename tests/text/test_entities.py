@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -14,6 +13,7 @@ from graphmem.text.entities import (
     name_key, refers_to_speaker,
 )
 from graphmem.text.nlp import load_pipeline
+from tests import locomo_raw
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -182,10 +182,8 @@ def test_resolution_is_stable_for_any_arrival_order(names):
 
 def test_locomo_speakers_resolve_with_their_short_names(shared_data):
     """Across a real conversation, the speakers' names and short forms become one entity each."""
-    conversation = json.loads((shared_data / "locomo" / "conv-26.json").read_text())
-    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
-    texts = [turn["text"] for key, value in conversation.items() if re.fullmatch(r"session_\d+", key)
-             for turn in value][:300]
+    speakers, sessions = locomo_raw.conversation(shared_data, "conv-26")
+    texts = [turn["text"] for turn in locomo_raw.turns(sessions)][:300]
     resolver = EntityResolver()
     for speaker in speakers:
         resolver.resolve(speaker, type="person")
@@ -203,10 +201,8 @@ def test_a_speakers_own_statements_mention_the_speaker(shared_data):
     wherever it stood, 236 of 269 did."""
     from graphmem.atomise import atomise
 
-    conversation = json.loads((shared_data / "locomo" / "conv-26.json").read_text())
-    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
-    turns = [turn for key, value in conversation.items() if re.fullmatch(r"session_\d+", key)
-             for turn in value][:300]
+    speakers, sessions = locomo_raw.conversation(shared_data, "conv-26")
+    turns = locomo_raw.turns(sessions)[:300]
     atoms, said_by = [], []
     for turn in turns:
         for atom in atomise(turn["text"], speaker=turn["speaker"]):
@@ -225,10 +221,8 @@ def test_the_full_pipeline_finds_the_entities_the_entity_pipeline_finds(shared_d
     statement): on a real conversation they must give the same mentions."""
     from graphmem.text.nlp import Parser
 
-    conversation = json.loads((shared_data / "locomo" / "conv-30.json").read_text())
-    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
-    texts = [turn["text"] for key, value in conversation.items()
-             if re.fullmatch(r"session_\d+", key) for turn in value][:400]
+    speakers, sessions = locomo_raw.conversation(shared_data, "conv-30")
+    texts = [turn["text"] for turn in locomo_raw.turns(sessions)][:400]
     small = extract_entities_batch(texts, known_people=speakers, parser=Parser(cache_size=0))
     full = extract_entities_batch(texts, known_people=speakers,
                                   parser=Parser(full=True, cache_size=0))
