@@ -205,7 +205,11 @@ FIT_VARIANTS: dict[str, FitVariant] = {
 FIT_VARIANTS[SHIPPED] = replace(
     FIT_VARIANTS["shipped without expand + dense to deposit chosen after the route "
                  "(preference kind; routed questions keep the table)"],
-    left_out=("expand", "graph"))
+    left_out=("expand", "graph", "constraints"))
+#: the shipped procedure with the constraints channel fitted too (the asker's statements of
+#: a preference or a rule they keep, by similarity: the profile channel's wider net)
+FIT_VARIANTS["shipped + constraints"] = replace(FIT_VARIANTS[SHIPPED],
+                                                left_out=("expand", "graph"))
 
 
 def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) -> int:

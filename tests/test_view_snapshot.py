@@ -125,6 +125,21 @@ def test_another_format_or_a_damaged_file_is_ignored(stored):
     assert _restore(stored) is None
 
 
+def test_a_snapshot_read_under_other_preference_rules_is_ignored(stored):
+    """Which memories state a preference or a constraint is read once, when the view
+    indexes them, and saved: a snapshot whose sets were read under other cue lists
+    would rank the profile and constraints channels by the old rules."""
+    _keep(stored)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    assert meta["layout"]["text_rules"]
+    other = {**meta["layout"], "text_rules": "0" * 16}
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": other}))
+    assert _restore(stored) is None
+    (directory / vs.META_FILE).write_text(json.dumps(meta))
+    assert _restore(stored) is not None
+
+
 def test_a_snapshot_ahead_of_the_store_or_of_another_history_is_ignored(stored):
     _keep(stored)
     directory = _dir(stored)

@@ -7,10 +7,19 @@ the dense channel ranks it high. The profile channel ranks the asker's preferenc
 statements alone, by similarity, so that the few of them compete with each other and
 not with everything else that was said. The cue list is general English for stating a
 taste, an aversion or a constraint.
+
+A wider net (`states_constraint`) also reads the ways people hold themselves to a
+rule: refusing, despising, fearing, lacking interest, restricting themselves ("I only /
+never / do not" before a verb of using or choosing) and holding a stance. It catches
+constraints the first list misses ("I only use wired peripherals", "I am not comfortable
+with heights"), and everyday talk too ("I never go out on Mondays"): it feeds a channel
+of its own (``constraints``), weighed per question kind by the fit, not the profile
+channel.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 _CUES = [
@@ -32,6 +41,31 @@ _LIKE_SUBJECT = re.compile(
     r"didn'?t|not|would|'d)|\b[A-Z][\w'’-]*)\s+$")
 
 
+#: verbs of using or choosing, after which "only", "never" or a negation (straight or
+#: curly apostrophe) is a rule one keeps
+_CHOOSING = (r"(use|eat|drink|buy|wear|read|watch|listen|play|travel|fly|drive|ride|take|go|"
+             r"shop|stay|cook|choose|book|order|own|touch|consume|want)s?")
+_CONSTRAINT_CUES = [
+    r"(refuse|refuses|refused|refusing|despise|despises|despised|abhor|abhors)",
+    r"(no|little|zero)\s+interest\s+in",
+    r"not\s+(interested|into|comfortable|keen|fond|a\s+fan)",
+    r"(fear|fears|phobia)\s+of",
+    r"(nervous|anxious|worried|concerned|concerns)\s+about",
+    rf"(only|exclusively|never|rarely)\s+{_CHOOSING}",
+    rf"(don['’]?t|do\s+not|won['’]?t|will\s+not|wouldn['’]?t|would\s+not)\s+(ever\s+)?{_CHOOSING}",
+    r"(stance|stand)\s+against|against\s+\w+ing|oppose|opposes",
+    r"(opposed|object|objection|objections)\s+to",
+    r"(prioriti[sz]e|prioriti[sz]es|priority)",
+    r"(sensitive|sensitivity)\s+to",
+    r"(strictly|committed\s+to|stick\s+to|sticking\s+to)",
+]
+CONSTRAINT_CUE = re.compile(rf"\b({'|'.join(_CONSTRAINT_CUES)})\b", re.IGNORECASE)
+#: a digest of the rules above: a view snapshot records it, so that one whose preferences
+#: and constraints were read under other rules is not restored
+RULES = hashlib.sha256("\n".join(
+    (PREFERENCE_CUE.pattern, _LIKE_SUBJECT.pattern, CONSTRAINT_CUE.pattern)).encode()).hexdigest()[:16]
+
+
 def states_preference(text: str) -> bool:
     """True when ``text`` reads as stating a taste, an aversion or a constraint."""
     for match in PREFERENCE_CUE.finditer(text):
@@ -41,3 +75,9 @@ def states_preference(text: str) -> bool:
                 continue
         return True
     return False
+
+
+def states_constraint(text: str) -> bool:
+    """True when ``text`` states a preference (`states_preference`) or a rule its speaker
+    keeps: a refusal, a fear, a lack of interest, a restriction, a stance."""
+    return states_preference(text) or CONSTRAINT_CUE.search(text) is not None

@@ -1,7 +1,8 @@
 """The text indexes that follow a namespace view: BM25 over every wording of a memory and
 the context it was deposited in, BM25 over the wordings alone (``words``: a long context
 cannot carry a memory there), the wordings' vocabulary (``vocabulary``, embedded word by
-word when a question needs it) and the set of memories that state a preference.
+word when a question needs it), the set of memories that state a preference and the
+wider set of those that state a preference or a constraint (`retrieval.preferences`).
 
 A memory's context (what its deposit answered) belongs to that deposit's parties: once
 another agent's deposit is merged into the memory, each owner may search the wordings
@@ -23,27 +24,31 @@ import numpy as np
 
 from graphmem.errors import InvalidInput
 from graphmem.retrieval.bm25 import NO_KEY, BM25Index
-from graphmem.retrieval.preferences import states_preference
+from graphmem.retrieval.preferences import states_constraint, states_preference
 from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.view import MemoryRecord, NamespaceView
 
 _ALT = "#"  # memory ids never contain it after the prefix; alt documents are "<id>#<n>"
 #: attributes made again from the others when a snapshot is restored (`restore_rows`):
 #: not saved with it, and no part of its layout
-DERIVED = frozenset({"_preferring"})
+DERIVED = frozenset({"_preferring", "_constraining"})
 
 
 class TextIndex:
     """BM25 over each memory's wordings and its owners' contexts, and the memories that
-    state a preference (``preferences``), kept in step with a namespace view."""
+    state a preference (``preferences``) or a preference or a constraint
+    (``constraints``), kept in step with a namespace view."""
 
     def __init__(self, view: NamespaceView) -> None:
         self.index = BM25Index()
         self.words = BM25Index()  # the wordings only, no context: shared by every owner
         self.vocabulary = Vocabulary()  # the content words of `words`, embedded on use
         self.preferences: set[str] = set()
-        # by view row: whether the memory there is in `preferences` (`preference_rows`)
+        self.constraints: set[str] = set()
+        # by view row: whether the memory there is in `preferences` (`preference_rows`),
+        # in `constraints` (`constraint_rows`)
         self._preferring = np.zeros(0, dtype=bool)
+        self._constraining = np.zeros(0, dtype=bool)
         self._indexed: dict[str, tuple[str, ...]] = {}  # document id -> indexed texts
         self._words_of: dict[str, tuple[str, ...]] = {}  # memory id -> texts in `words`
         self._alt_docs: dict[str, list[str]] = {}  # memory id -> its other documents
@@ -80,20 +85,28 @@ class TextIndex:
                 self._extra[agent].add(doc_of[context])
                 self._agents_of.setdefault(record.id, set()).add(agent)
         preferring = any(states_preference(w) for w in words)
-        if preferring:
-            self.preferences.add(record.id)
-        else:
-            self.preferences.discard(record.id)
-        self._note_preferring(record.row, preferring)
+        self._mark(self.preferences, "_preferring", record, preferring)
+        self._mark(self.constraints, "_constraining", record,
+                   preferring or any(states_constraint(w) for w in words))
 
-    def _note_preferring(self, row: int, preferring: bool) -> None:
-        if row >= len(self._preferring):
-            if not preferring:
+    def _mark(self, ids: set[str], mask: str, record: MemoryRecord, flag: bool) -> None:
+        """Put ``record`` in or out of the set ``ids`` and its row mask (attribute ``mask``)."""
+        if flag:
+            ids.add(record.id)
+        else:
+            ids.discard(record.id)
+        self._note_row(mask, record.row, flag)
+
+    def _note_row(self, mask: str, row: int, flag: bool) -> None:
+        marks = getattr(self, mask)
+        if row >= len(marks):
+            if not flag:
                 return
-            grown = np.zeros(max(row + 1, 2 * len(self._preferring), 1024), dtype=bool)
-            grown[:len(self._preferring)] = self._preferring
-            self._preferring = grown
-        self._preferring[row] = preferring
+            grown = np.zeros(max(row + 1, 2 * len(marks), 1024), dtype=bool)
+            grown[:len(marks)] = marks
+            marks = grown
+            setattr(self, mask, marks)
+        marks[row] = flag
 
     def preference_rows(self, rows: np.ndarray) -> np.ndarray:
         """Those of ``rows`` (view rows, e.g. `NamespaceView.asserted_rows`) whose memory
@@ -101,16 +114,21 @@ class TextIndex:
         of ids intersected with the asker's made the record of every preference it
         held: 21 ms a question with 10,000 of them at a million memories, and 45 ms,
         0.6 s at the first, with 100,000)."""
-        mask = self._preferring
-        rows = rows[rows < len(mask)]
-        return rows[mask[rows]]
+        return _marked(rows, self._preferring)
+
+    def constraint_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Those of ``rows`` whose memory states a preference or a constraint, in their
+        order (as `preference_rows`)."""
+        return _marked(rows, self._constraining)
 
     def restore_rows(self, view: NamespaceView) -> None:
         """Make the `DERIVED` attributes of a text index restored from a snapshot of
         ``view`` (the rows of `preferences`)."""
-        self._preferring = np.zeros(0, dtype=bool)
-        for memory_id in list(self.preferences):
-            self._note_preferring(view.row_of(memory_id), True)
+        for ids, mask in ((self.preferences, "_preferring"),
+                          (self.constraints, "_constraining")):
+            setattr(self, mask, np.zeros(0, dtype=bool))
+            for memory_id in list(ids):
+                self._note_row(mask, view.row_of(memory_id), True)
 
     def _index(self, doc_id: str, texts: tuple[str, ...], row: int = NO_KEY) -> None:
         if self._indexed.get(doc_id) == texts:
@@ -154,3 +172,9 @@ class TextIndex:
         else:
             hits = self.index.search(query, k, allowed=allowed)
         return list(dict.fromkeys(doc.split(_ALT, 1)[0] for doc, _ in hits))
+
+
+def _marked(rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Those of ``rows`` marked in ``mask`` (a row past its end is not), in their order."""
+    rows = rows[rows < len(mask)]
+    return rows[mask[rows]]

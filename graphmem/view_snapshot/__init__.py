@@ -50,6 +50,7 @@ from typing import Any, Callable
 import numpy as np
 
 from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval import preferences as preference_rules
 from graphmem.retrieval.text_index import DERIVED as TEXT_DERIVED, TextIndex
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_snapshot import columns as snapshot_columns
@@ -157,13 +158,15 @@ def keep(store, queries, view, text_index) -> None:
         log.warning("view snapshot %s not written: %s", directory, exc)
 
 
-def _layout() -> dict[str, list[str]]:
-    """The attribute names of the saved classes: a changed class invalidates snapshots."""
+def _layout() -> dict:
+    """The attribute names of the saved classes and the digest of the rules that read
+    preferences and constraints: a changed class or rule invalidates snapshots."""
     empty = NamespaceView("layout")
     return {"view": sorted(k for k in empty.__dict__ if k not in _VIEW_SKIP),
             "bm25": sorted(BM25Index().__dict__),
             "record": sorted(MemoryRecord.__dataclass_fields__),
-            "text_index": sorted(k for k in TextIndex(empty).__dict__ if k not in TEXT_DERIVED)}
+            "text_index": sorted(k for k in TextIndex(empty).__dict__ if k not in TEXT_DERIVED),
+            "text_rules": preference_rules.RULES}
 
 
 def worth_saving_now(read: int, rows: int) -> bool:

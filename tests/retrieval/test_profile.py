@@ -1,15 +1,17 @@
-"""The profile channel: the asker's own statements of a preference, by similarity.
+"""The profile channel (the asker's own statements of a preference) and the constraints
+channel (of a preference or a rule they keep), by similarity.
 
-It finds them by view rows (the text index marks each row whose memory states a
-preference) instead of intersecting the ids of every preference with the asker's and
-reading each one's record: the ranking must be the one that way gave, whatever the
-memories, owners, assertions and forgettings; and a text index restored from a snapshot
-must mark the same rows.
+They find them by view rows (the text index marks each row whose memory states a
+preference, or a constraint) instead of intersecting the ids of every preference with
+the asker's and reading each one's record: the ranking must be the one that way gave,
+whatever the memories, owners, assertions and forgettings; and a text index restored
+from a snapshot must mark the same rows.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +26,10 @@ from graphmem import view_snapshot
 AGENTS = ("ana", "ben", "cy")
 TEXTS = ("Ana prefers tea to coffee.", "Ben loves rowing on the river.",
          "Cy is allergic to peanuts.", "The market opens at nine.",
-         "Ana hates crowded trains.", "The bridge was painted red.")
+         "Ana hates crowded trains.", "The bridge was painted red.",
+         "Ben only uses wired headphones.", "Cy refuses to fly.")
+#: channel -> the text index's set of the memories it ranks
+STATED = {"profile": "preferences", "constraints": "constraints"}
 
 
 class _Question:
@@ -32,11 +37,12 @@ class _Question:
         self.vector = vector
 
 
-def _by_ids(view: NamespaceView, text_index: TextIndex, agent: str, vector, depth: int):
+def _by_ids(view: NamespaceView, text_index: TextIndex, agent: str, vector, depth: int,
+            channel: str = "profile"):
     """The ranking as the channel made it before it read rows."""
     owned = view.owned_ids(agent)
     records = view.records
-    stated = [m for m in text_index.preferences & owned
+    stated = [m for m in getattr(text_index, STATED[channel]) & owned
               if agent in records[m].asserted_by and not records[m].forgotten]
     return by_similarity(view, stated, vector)[:depth]
 
@@ -49,8 +55,9 @@ memories = st.lists(st.tuples(
 
 
 @settings(max_examples=60, deadline=None)
-@given(memories, st.integers(0, 2**31), st.sampled_from(AGENTS), st.integers(1, 12))
-def test_the_rows_rank_as_the_ids_did(rows, seed, agent, depth):
+@given(memories, st.integers(0, 2**31), st.sampled_from(AGENTS), st.integers(1, 12),
+       st.sampled_from(sorted(STATED)))
+def test_the_rows_rank_as_the_ids_did(rows, seed, agent, depth, channel):
     view = NamespaceView("p")
     text_index = TextIndex(view)
     for i, (text, owners, asserters, forgotten, vector) in enumerate(rows):
@@ -65,11 +72,12 @@ def test_the_rows_rank_as_the_ids_did(rows, seed, agent, depth):
                      "forgotten": forgotten, "embedding": vector})
     query = _Question(np.random.default_rng(seed).standard_normal(8).astype(np.float32))
     ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
-    assert CHANNELS["profile"].rank(ctx, query, depth) == \
-        _by_ids(view, text_index, agent, query.vector, depth)
+    assert CHANNELS[channel].rank(ctx, query, depth) == \
+        _by_ids(view, text_index, agent, query.vector, depth, channel)
 
 
-def test_a_crowded_view_ranks_as_the_ids_did():
+@pytest.mark.parametrize("channel", sorted(STATED))
+def test_a_crowded_view_ranks_as_the_ids_did(channel):
     """Hundreds of memories, some forgotten, owned and asserted at random: every
     agent's ranking is the same, and holds what it should."""
     rng = np.random.default_rng(7)
@@ -84,9 +92,9 @@ def test_a_crowded_view_ranks_as_the_ids_did():
     query = _Question(rng.standard_normal(8).astype(np.float32))
     for agent in AGENTS:
         ctx = RankContext(view, text_index, agent, view.owned_ids(agent))
-        ranked = CHANNELS["profile"].rank(ctx, query, 50)
+        ranked = CHANNELS[channel].rank(ctx, query, 50)
         assert len(ranked) >= 10
-        assert ranked == _by_ids(view, text_index, agent, query.vector, 50)
+        assert ranked == _by_ids(view, text_index, agent, query.vector, 50, channel)
 
 
 def test_a_restored_text_index_marks_the_same_rows(tmp_path):
@@ -101,10 +109,35 @@ def test_a_restored_text_index_marks_the_same_rows(tmp_path):
         view_snapshot.keep(g._views.store, g._views.queries, view, live)
         restored_view, restored = view_snapshot.restore(g._views.store, g._views.queries, ns)
         for agent in ("ana", "ben"):
-            stated = live.preference_rows(view.asserted_rows(agent))
-            assert len(stated) >= 1
-            assert np.array_equal(restored.preference_rows(restored_view.asserted_rows(agent)),
-                                  stated)
+            for rows_of in ("preference_rows", "constraint_rows"):
+                stated = getattr(live, rows_of)(view.asserted_rows(agent))
+                assert len(stated) >= 1
+                assert np.array_equal(
+                    getattr(restored, rows_of)(restored_view.asserted_rows(agent)), stated)
         hits = g.recall("ana", "What drink would you suggest for me?", k=3, ns=ns,
                         config=HYBRID, explain=True)
         assert any("tea" in h.text and "profile" in h.channels for h in hits)
+
+
+def test_the_constraints_channel_holds_a_rule_the_profile_misses(tmp_path):
+    """ "I only use wired peripherals" states no taste the profile's cues read, but a rule
+    the asker keeps: weighted, the constraints channel ranks it for a question it shares
+    no word with; the profile channel ranks nothing."""
+    ns = "rules"
+    said = ["I only use wired peripherals because of interference.",
+            "The printer on the third floor jams every Monday.",
+            "Our office moved to the harbour district last spring."]
+    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
+        g.register_agent("ana", kind="human", name="Ana", ns=ns)
+        for text in said:
+            g.remember("ana", text, ns=ns)
+        ctx = RankContext(g._views.synced(ns), g._views.text_index(ns), "ana",
+                          g._views.synced(ns).owned_ids("ana"))
+        query = _Question(g.embedder.embed_one("Which keyboard and mouse should I buy?"))
+        assert CHANNELS["profile"].rank(ctx, query, 5) == []
+        assert len(CHANNELS["constraints"].rank(ctx, query, 5)) == 1
+        config = HYBRID.model_copy(update={"weights": {"constraints": 1.0}, "kind_weights": {},
+                                           "route": None, "classify": False})
+        hits = g.recall("ana", "Which keyboard and mouse should I buy?", k=1, ns=ns,
+                        config=config, explain=True)
+        assert "wired peripherals" in hits[0].text and "constraints" in hits[0].channels
