@@ -27,6 +27,7 @@ from graphmem.evaluation.captured import route_features_of
 from graphmem.evaluation.crossval import fold_table, objective, verdict
 from graphmem.evaluation.knobs import RRF_K_GRID, Setting
 from graphmem.evaluation.route_fit import ALWAYS, fit_gate, route_examples
+from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, may_route, weights_for
 from graphmem.retrieval.route import RouteGate
 
@@ -71,6 +72,8 @@ class FitVariant:
     # the mixing of secondary kinds chosen on the training folds from these (the first,
     # the shipped 0.5, wins ties); empty: the shipped 0.5
     secondary_shares: tuple[float, ...] = ()
+    # channels fitted only in some kinds' tables: (channel, kinds), held at 0 elsewhere
+    kind_only: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 #: the route gate's feature sets: the nearest memory's cosine alone; with how dense and
@@ -91,7 +94,8 @@ ROUTE_EVERY = (*ROUTE_LEXICAL, "deposit_in_lexical", "deposit_is_dense",
 #: turn_vectors, cv_dense_once) compared with a procedure that was not shipped
 #: Since the twenty-fourth session the graph channel is held at 0 too ("shipped without
 #: graph"): once a speaker's short name joined their full one, the fit gave it weight on
-#: some folds, and held at 0 it did as well (the rule kept the knob out).
+#: some folds, and held at 0 it did as well (the rule kept the knob out). The constraints
+#: channel (twenty-fifth session) is held at 0 in it too: "shipped + constraints" fits it.
 SHIPPED = "shipped without graph"
 
 FIT_VARIANTS: dict[str, FitVariant] = {
@@ -210,6 +214,10 @@ FIT_VARIANTS[SHIPPED] = replace(
 #: a preference or a rule they keep, by similarity: the profile channel's wider net)
 FIT_VARIANTS["shipped + constraints"] = replace(FIT_VARIANTS[SHIPPED],
                                                 left_out=("expand", "graph"))
+#: the same, the channel weighed only for recommendation questions (the preference kind's
+#: table, which the route gate also routes to): held at 0 for list and factual questions
+FIT_VARIANTS["shipped + constraints (preference kind)"] = replace(
+    FIT_VARIANTS["shipped + constraints"], kind_only=(("constraints", ("preference",)),))
 
 
 def uncaptured_weighted(scorer: Scorer, config: RecallConfig, held: np.ndarray) -> int:
@@ -241,7 +249,8 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
         scorer.fits[key] = fit_fusion(
             scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
             similarity=variant.similarity, l2=variant.l2, metric_focus=variant.metric_focus,
-            any_focus=variant.any_focus)
+            any_focus=variant.any_focus,
+            kind_only={c: {QueryKind(k) for k in kinds} for c, kinds in variant.kind_only})
     config = scorer.fits[key]
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})

@@ -21,7 +21,7 @@ May import graphmem.retrieval and graphmem.evaluation; nothing in the core impor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,7 +68,8 @@ def question_features(captured, evidence: Sequence[str], turns_of_memory: dict,
 
 def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int, *,
                 prior: np.ndarray | None = None, l2: float = 0.01, steps: int = 300,
-                lr: float = 0.5, focus: Focus = None) -> np.ndarray:
+                lr: float = 0.5, focus: Focus = None,
+                pinned: np.ndarray | None = None) -> np.ndarray:
     """Non-negative weights minimising a pairwise logistic loss over ``examples``
     ((X, y, weight of the question)) plus ``l2 * |w - prior|^2``; max weight scaled to 1.
 
@@ -80,7 +81,7 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     A negative number: the soft *minimum* (the best-placed relevant memory dominates: the
     loss of a metric that needs *any* of it, recall_any). A sequence: one focus per
     example (None among them: that question's pairs alike), so that each question's loss
-    follows the metric it is scored by.
+    follows the metric it is scored by. ``pinned``: columns held at 0.
     """
     pairs = _pairs(examples, x_width=n)
     prior = np.ones(n) if prior is None else prior
@@ -88,6 +89,8 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     # it is pinned to 0 (left to the prior, it would keep the prior's weight and fire
     # untested wherever it does rank something)
     silent = ~_fires(examples, n)
+    if pinned is not None:  # columns the caller holds at 0 in this table
+        silent = silent | pinned
     prior = np.where(silent, 0.0, prior)
     if pairs is None or silent.all():
         return prior / max(prior.max(), 1e-12)
@@ -181,11 +184,14 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
                l2: float = 0.01, cache: dict | None = None,
                focus: float | None = None, similarity: bool = False,
-               focus_of: Callable[[Any], float | None] | None = None) -> RecallConfig:
+               focus_of: Callable[[Any], float | None] | None = None,
+               kind_only: Mapping[str, Collection[QueryKind]] | None = None) -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
     questions in ``within``; channels that ship off (not in ``base.channels``) stay off.
     ``similarity``: the candidates' cosine is fitted as one more term ("similarity").
-    ``focus_of``: each question's focus (see `fit_weights`), instead of ``focus`` for all."""
+    ``focus_of``: each question's focus (see `fit_weights`), instead of ``focus`` for all.
+    ``kind_only``: channel -> the kinds whose tables may weigh it (held at 0 in the
+    others and in the table fitted on every kind, which the fallback uses)."""
     channels = list(base.channels)
     columns = channels + [SIMILARITY] if similarity else channels
     datasets = [q.dataset for q, _ in questions]
@@ -210,12 +216,19 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
         pooled.append((example, one))
         by_kind[kind].append((example, one))
 
-    def fit(examples, prior=None):
+    only = kind_only or {}
+
+    def pinned(kind: QueryKind | None) -> np.ndarray:
+        return np.array([c in only and kind not in only[c] for c in columns])
+
+    def fit(examples, kind=None, prior=None):
         return fit_weights([e for e, _ in examples], len(columns), prior=prior, l2=l2,
-                           focus=focus if focus_of is None else [f for _, f in examples])
+                           focus=focus if focus_of is None else [f for _, f in examples],
+                           pinned=pinned(kind))
 
     shared = fit(pooled)
-    kind_weights = {kind: _table(columns, fit(examples, prior=shared) if examples else shared)
+    kind_weights = {kind: _table(columns, fit(examples, kind, prior=shared) if examples
+                                 else shared)
                     for kind, examples in by_kind.items()}
     return base.model_copy(update={"weights": _table(columns, shared),
                                    "kind_weights": kind_weights})

@@ -122,11 +122,12 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
         assert moved["route"]["weights"] == before["preference"]
         assert {k: v for k, v in moved["route"].items() if k != "weights"} == {
             k: v for k, v in before["route"].items() if k != "weights"}
-    # the shipped procedure weighs no graph channel in any table
+    # the shipped procedure weighs no graph or constraints channel in any table
     for fold, shipped in tables[SHIPPED].items():
         kinds = [t for t in shipped.values() if isinstance(t, dict) and "bm25" in t]
         kinds += [shipped["route"]["weights"]] if shipped["route"] else []
-        assert kinds and all(t.get("graph", 0.0) == 0.0 for t in kinds), fold
+        assert kinds and all(t.get("graph", 0.0) == 0.0 and t.get("constraints", 0.0) == 0.0
+                             for t in kinds), fold
 
 
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.evaluation.captured import Captured
-from graphmem.evaluation.fusion_fit import fit_weights, question_features
+from graphmem.evaluation.fusion_fit import fit_config, fit_weights, question_features
+from graphmem.retrieval.classify import QueryKind
+from graphmem.retrieval.config import HYBRID
 
 
 def _examples(rng, n_questions=60, n_candidates=30):
@@ -107,3 +111,38 @@ def test_one_focus_per_question_is_the_shared_focus_when_they_agree():
     each = fit_weights(examples, 2, focus=[0.5] * len(examples))
     assert np.allclose(shared, each)
     assert np.allclose(fit_weights(examples, 2), fit_weights(examples, 2, focus=[None] * 20))
+
+
+def test_a_pinned_channel_stays_at_zero_however_informative():
+    examples = _examples(np.random.default_rng(3))
+    free = fit_weights(examples, 2)
+    pinned = fit_weights(examples, 2, pinned=np.array([True, False]))
+    assert free[0] == 1.0
+    assert pinned[0] == 0.0 and pinned[1] == 1.0
+
+
+def test_a_channel_fitted_for_one_kind_is_held_at_zero_in_every_other_table():
+    """``kind_only``: the channel that finds every relevant memory earns weight in the
+    preference kind's table alone; the other kinds and the table fitted on every kind
+    (the fallback) hold it at 0, however well it ranks their questions."""
+    rng = np.random.default_rng(4)
+    questions = []
+    for i in range(40):
+        ids = [f"m{i}-{j}" for j in range(12)]
+        good = ids[rng.integers(12)]
+        cues = (("preference", "recommend", 1.0),) if i % 2 else ()  # else factual
+        rankings = {"dense": list(rng.permutation(ids)),
+                    "constraints": [good, *[m for m in ids if m != good]]}
+        captured = Captured(text="q", cues=cues, rankings=rankings)
+        question = SimpleNamespace(dataset="d", captured=captured, evidence=(f"t{i}",))
+        questions.append((question, {good: [f"t{i}"]}))
+    base = HYBRID.model_copy(update={"channels": ("dense", "constraints")})
+    within = np.ones(len(questions), bool)
+    free = fit_config(questions, base, within)
+    scoped = fit_config(questions, base, within,
+                        kind_only={"constraints": {QueryKind.PREFERENCE}})
+    assert free.weights["constraints"] > 0 and free.kind_weights[QueryKind.FACTUAL]["constraints"] > 0
+    assert scoped.kind_weights[QueryKind.PREFERENCE]["constraints"] > 0
+    assert scoped.weights["constraints"] == 0.0
+    assert all(table["constraints"] == 0.0 for kind, table in scoped.kind_weights.items()
+               if kind is not QueryKind.PREFERENCE)
