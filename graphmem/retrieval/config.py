@@ -89,7 +89,10 @@ SIMILARITY = "similarity"
 #: benchmarks/turn_vectors.py). The entity-graph channel, "words" and "kinds" are off;
 #: the others earned small weights. "expand" (the question's
 #: words and their nearest words of the namespace's vocabulary) is off too: fitted with
-#: the others it raised LoCoMo but lost a PrefEval item, so it failed the rule.
+#: the others it raised LoCoMo but lost a PrefEval item, so it failed the rule. So is
+#: "constraints" (the asker's statements of a preference or a rule they keep): it raised
+#: PrefEval explicit at 300 distractors but lost a LoCoMo question in the worst
+#: conversation, fitted freely or for the preference kind only (twenty-fifth session).
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.8, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.85, "said": 0.12, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
     QueryKind.IDENTITY: {"dense": 0.14, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.44, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.45, "kinds": 0.0, "deposit": 0.46, "spread": 0.0},

@@ -122,6 +122,20 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
         assert moved["route"]["weights"] == before["preference"]
         assert {k: v for k, v in moved["route"].items() if k != "weights"} == {
             k: v for k, v in before["route"].items() if k != "weights"}
+    # each variant's table fitted on every fold, scored on captures (here the same ones):
+    # a row per variant, the shipped table and each baseline, the baselines as the run
+    # scored them
+    scored = tmp_path / "scored.json"
+    scripts.run("score_tables.py", "--run", str(out), "--captures",
+                str(_work(protocol_args) / "captured-d10"), "--out", str(scored), cwd=tmp_path)
+    figures = json.loads(scored.read_text())
+    assert set(figures) == {*(f"{n} (table fitted on every fold)" for n in tables),
+                            "shipped table (config.py)", "bm25", "dense", "rrf"}
+    for dataset in DATASETS[1:]:
+        per_fold = report[dataset]["folds"]["bm25"].values()
+        pooled = sum(n * score for n, score in per_fold) / sum(n for n, _ in per_fold)
+        assert figures["bm25"][dataset][0] == pytest.approx(pooled)
+        assert figures["bm25"][dataset][2] == sum(n for n, _ in per_fold)
     # the shipped procedure weighs no graph or constraints channel in any table
     for fold, shipped in tables[SHIPPED].items():
         kinds = [t for t in shipped.values() if isinstance(t, dict) and "bm25" in t]
