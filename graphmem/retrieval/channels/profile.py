@@ -14,15 +14,20 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Profile:
-    name: str = "profile"
-    order: int = 50
+class Stated:
+    """The asker's own statements the text index marks (``rows_of``: the name of its
+    method that keeps those of some rows), by similarity to the question."""
+
+    name: str
+    order: int
+    rows_of: str
 
     def rank(self, ctx: RankContext, query: Query, depth: int) -> list[str]:
         view = ctx.view
         # an agent may have asserted what it no longer holds
-        stated = ctx.owned_among(ctx.text_index.preference_rows(view.asserted_rows(ctx.agent)))
+        marked = getattr(ctx.text_index, self.rows_of)(view.asserted_rows(ctx.agent))
+        stated = ctx.owned_among(marked)
         return rows_by_similarity(view, view.live_rows(stated), query.vector, depth)
 
 
-CHANNEL = Profile()
+CHANNEL = Stated("profile", 50, "preference_rows")
