@@ -23,7 +23,9 @@ from graphmem.evaluation.crossval import (choose, cross_validate, fold_table, ob
 from graphmem.evaluation.fusion_fit import fit_config
 from graphmem.evaluation.knobs import CUE_FAMILIES, RRF_K_GRID, Setting, apply, knobs_of
 from graphmem.evaluation.metrics import rank_turns, recall_all_at_k, recall_any_at_k
+from graphmem.retrieval.classify import QueryKind
 from graphmem.retrieval.config import HYBRID, RecallConfig, weights_for
+from graphmem.retrieval.route import RouteGate
 
 DEPTH = 20
 BASELINES = ("bm25", "dense", "rrf")
@@ -298,6 +300,16 @@ def weight_tables(config: RecallConfig) -> dict:
     return {"rrf_k": config.rrf_k, "secondary_share": config.secondary_share, "route": route,
             "fallback": dict(config.weights),
             **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
+
+
+def config_of_tables(tables: dict) -> RecallConfig:
+    """The recall config of weight tables as `weight_tables` writes them (its inverse: the
+    "all folds" tables of a `cv_fitted` run)."""
+    route = tables.get("route")
+    return HYBRID.model_copy(update={
+        "rrf_k": tables["rrf_k"], "secondary_share": tables["secondary_share"],
+        "route": RouteGate(**route) if route else None, "weights": tables["fallback"],
+        "kind_weights": {kind: tables[kind.value] for kind in QueryKind}})
 
 
 def run_protocol(units, tolerate_mismatch: bool = False) -> dict:

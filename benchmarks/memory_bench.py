@@ -348,16 +348,9 @@ def config_of_tables(path: Path):
     """The recall config of weight tables as `cv_fitted` prints and saves them (its
     "fitted on every fold": rrf_k, secondary_share, route, fallback and a table per
     kind of question)."""
-    from graphmem.retrieval.classify import QueryKind
-    from graphmem.retrieval.config import HYBRID
-    from graphmem.retrieval.route import RouteGate
+    from cv_report import config_of_tables as of_tables
 
-    tables = json.loads(path.read_text())
-    route = tables.get("route")
-    return HYBRID.model_copy(update={
-        "rrf_k": tables["rrf_k"], "secondary_share": tables["secondary_share"],
-        "route": RouteGate(**route) if route else None, "weights": tables["fallback"],
-        "kind_weights": {kind: tables[kind.value] for kind in QueryKind}})
+    return of_tables(json.loads(path.read_text()))
 
 
 def by_window(values: list[float], window: int) -> list[dict]:

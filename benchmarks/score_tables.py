@@ -16,36 +16,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from cv_capture import CapturedUnit  # noqa: F401 (the pickles name it)
 from cv_protocol import add_capture_arguments, also_units
-from cv_report import BASELINES, Scorer
+from cv_report import BASELINES, Scorer, config_of_tables
 from graphmem.evaluation.knobs import Setting
-from graphmem.retrieval.config import HYBRID, RecallConfig
-from graphmem.retrieval.route import RouteGate
-
-_NOT_KINDS = ("rrf_k", "secondary_share", "route", "fallback")
-
-
-def config_of(table: dict) -> RecallConfig:
-    """The config a `cv_report.weight_tables` table describes."""
-    route = table["route"]
-    return HYBRID.model_copy(update={
-        "rrf_k": table["rrf_k"], "secondary_share": table["secondary_share"],
-        "weights": table["fallback"],
-        "kind_weights": {k: v for k, v in table.items() if k not in _NOT_KINDS},
-        "route": RouteGate(**route) if route else None})
+from graphmem.retrieval.config import HYBRID
 
 
 def score(run: dict, units) -> dict:
     """Per system, per dataset: (mean over questions, worst topic group, questions)."""
     scorer = Scorer(units)
     systems = {f"{name} (table fitted on every fold)":
-               scorer.setting(Setting(config_of(tables["all folds"])))
+               scorer.setting(Setting(config_of_tables(tables["all folds"])))
                for name, tables in run["fitted_tables_per_fold"].items()}
     systems["shipped table (config.py)"] = scorer.setting(Setting(HYBRID))
     systems.update({name: scorer.baseline(name) for name in BASELINES})
@@ -66,8 +52,6 @@ def main(argv: list[str] | None = None) -> int:
     add_capture_arguments(parser)
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args(argv)
-    import pickle
-
     units = [pickle.loads(p.read_bytes()) for p in sorted(args.captures.glob("*.pkl"))]
     units = [u for u in units if u.dataset.startswith("prefeval")]
     units += also_units(args.also, 300)
