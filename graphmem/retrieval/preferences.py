@@ -77,7 +77,13 @@ def states_preference(text: str) -> bool:
     return False
 
 
+def keeps_rule(text: str) -> bool:
+    """True when ``text`` states a rule its speaker keeps: a refusal, a fear, a lack of
+    interest, a restriction, a stance (whether or not it also states a preference)."""
+    return CONSTRAINT_CUE.search(text) is not None
+
+
 def states_constraint(text: str) -> bool:
     """True when ``text`` states a preference (`states_preference`) or a rule its speaker
-    keeps: a refusal, a fear, a lack of interest, a restriction, a stance."""
-    return states_preference(text) or CONSTRAINT_CUE.search(text) is not None
+    keeps (`keeps_rule`)."""
+    return states_preference(text) or keeps_rule(text)

@@ -24,7 +24,7 @@ import numpy as np
 
 from graphmem.errors import InvalidInput
 from graphmem.retrieval.bm25 import NO_KEY, BM25Index
-from graphmem.retrieval.preferences import states_constraint, states_preference
+from graphmem.retrieval.preferences import keeps_rule, states_preference
 from graphmem.retrieval.vocabulary import Vocabulary
 from graphmem.view import MemoryRecord, NamespaceView
 
@@ -87,7 +87,7 @@ class TextIndex:
         preferring = any(states_preference(w) for w in words)
         self._mark(self.preferences, "_preferring", record, preferring)
         self._mark(self.constraints, "_constraining", record,
-                   preferring or any(states_constraint(w) for w in words))
+                   preferring or any(keeps_rule(w) for w in words))
 
     def _mark(self, ids: set[str], mask: str, record: MemoryRecord, flag: bool) -> None:
         """Put ``record`` in or out of the set ``ids`` and its row mask (attribute ``mask``)."""
