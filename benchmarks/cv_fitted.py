@@ -74,6 +74,9 @@ class FitVariant:
     secondary_shares: tuple[float, ...] = ()
     # channels fitted only in some kinds' tables: (channel, kinds), held at 0 elsewhere
     kind_only: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # a question in the first person gives profile's weight to the asker's channel
+    # (`RecallConfig.asker_profile`); False: profile keeps it for every question
+    asker_profile: bool = True
 
 
 #: the route gate's feature sets: the nearest memory's cosine alone; with how dense and
@@ -95,7 +98,9 @@ ROUTE_EVERY = (*ROUTE_LEXICAL, "deposit_in_lexical", "deposit_is_dense",
 #: Since the twenty-fourth session the graph channel is held at 0 too ("shipped without
 #: graph"): once a speaker's short name joined their full one, the fit gave it weight on
 #: some folds, and held at 0 it did as well (the rule kept the knob out). The constraints
-#: channel (twenty-fifth session) is held at 0 in it too: "shipped + constraints" fits it.
+#: channel (twenty-fifth session) is never weighed of its own in it: it takes profile's
+#: weight for a question in the first person (twenty-sixth session); "shipped + constraints"
+#: fits it as a channel.
 SHIPPED = "shipped without graph"
 
 FIT_VARIANTS: dict[str, FitVariant] = {
@@ -205,15 +210,18 @@ FIT_VARIANTS: dict[str, FitVariant] = {
                                                    secondary_shares=(0.5, 0.0, 0.25, 1.0)),
 }
 #: the procedure shipped until the twenty-fourth session with the graph channel held at 0
-#: too (it fitted to 0 on every fold until a speaker's short name joined their full one)
+#: too (it fitted to 0 on every fold until a speaker's short name joined their full one);
+#: since the twenty-sixth session a question in the first person gives profile's weight to
+#: the constraints channel (`RecallConfig.asker_profile`), which the fit never weighs
 FIT_VARIANTS[SHIPPED] = replace(
     FIT_VARIANTS["shipped without expand + dense to deposit chosen after the route "
                  "(preference kind; routed questions keep the table)"],
-    left_out=("expand", "graph", "constraints"))
-#: the shipped procedure with the constraints channel fitted too (the asker's statements of
-#: a preference or a rule they keep, by similarity: the profile channel's wider net)
-FIT_VARIANTS["shipped + constraints"] = replace(FIT_VARIANTS[SHIPPED],
-                                                left_out=("expand", "graph"))
+    left_out=("expand", "graph"))
+#: the shipped procedure before that: profile keeps its weight for every question
+FIT_VARIANTS["shipped with profile for every question"] = replace(
+    FIT_VARIANTS[SHIPPED], left_out=("expand", "graph", "constraints"), asker_profile=False)
+#: the constraints channel weighed of its own, for every question (twenty-fifth session)
+FIT_VARIANTS["shipped + constraints"] = replace(FIT_VARIANTS[SHIPPED], asker_profile=False)
 #: the same, the channel weighed only for recommendation questions (the preference kind's
 #: table, which the route gate also routes to): held at 0 for list and factual questions
 FIT_VARIANTS["shipped + constraints (preference kind)"] = replace(
@@ -238,7 +246,9 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     channels = tuple(c for c in HYBRID.channels if c not in variant.left_out)
     # no gate unless the variant fits one: HYBRID ships the fitted gate, and a variant
     # without one that kept it would be judged with the shipped gate in it
-    base = Setting(HYBRID.model_copy(update={"channels": channels, "route": None}))
+    base = Setting(HYBRID.model_copy(update={
+        "channels": channels, "route": None,
+        "asker_profile": HYBRID.asker_profile if variant.asker_profile else None}))
     # variants that differ only in what follows the weights share their fit
     key = (replace(variant, route=(), route_shares=(), gate_per_share=False,
                    secondary_shares=(), deposit_shifts=(), deposit_kinds=(),

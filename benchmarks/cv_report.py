@@ -298,16 +298,18 @@ def _metric_focus(all_focus: float | None, any_focus: float | None):
 def weight_tables(config: RecallConfig) -> dict:
     route = config.route.model_dump(mode="json") if config.route is not None else None
     return {"rrf_k": config.rrf_k, "secondary_share": config.secondary_share, "route": route,
-            "fallback": dict(config.weights),
+            "asker_profile": config.asker_profile, "fallback": dict(config.weights),
             **{str(kind): dict(t) for kind, t in config.kind_weights.items()}}
 
 
 def config_of_tables(tables: dict) -> RecallConfig:
     """The recall config of weight tables as `weight_tables` writes them (its inverse: the
-    "all folds" tables of a `cv_fitted` run)."""
+    "all folds" tables of a `cv_fitted` run). Tables written before a question in the
+    first person moved profile's weight (`RecallConfig.asker_profile`) have no such move."""
     route = tables.get("route")
     return HYBRID.model_copy(update={
         "rrf_k": tables["rrf_k"], "secondary_share": tables["secondary_share"],
+        "asker_profile": tables.get("asker_profile"),
         "route": RouteGate(**route) if route else None, "weights": tables["fallback"],
         "kind_weights": {kind: tables[kind.value] for kind in QueryKind}})
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits
+from graphmem.retrieval.classify import QueryClass, class_from_cues, cue_hits, speaks_of_asker
 from graphmem.retrieval.config import (CHANNELS, HYBRID, SIMILARITY, RecallConfig, may_route,
                                       weights_for)
 from graphmem.retrieval.fusion import fuse_rankings, with_similarity
@@ -78,7 +78,7 @@ class Captured:
         """The classifier's answer with only ``cues`` (names) counted; all if None."""
         hits = tuple((QueryKind(kind), name, weight) for kind, name, weight in self.cues
                      if cues is None or name in cues)
-        return class_from_cues(hits)
+        return class_from_cues(hits, about_asker=speaks_of_asker(self.text))
 
 
 def capture_question(graph, ns: str, asker: str, text: str, *, depth: int = 50) -> Captured:

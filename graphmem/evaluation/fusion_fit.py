@@ -192,7 +192,9 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
     ``focus_of``: each question's focus (see `fit_weights`), instead of ``focus`` for all.
     ``kind_only``: channel -> the kinds whose tables may weigh it (held at 0 in the
     others and in the table fitted on every kind, which the fallback uses)."""
-    channels = list(base.channels)
+    # the asker's channel takes profile's weight (`RecallConfig.asker_profile`), never
+    # one of its own: the fit weighs profile with the narrower net
+    channels = [c for c in base.channels if c != base.asker_profile]
     columns = channels + [SIMILARITY] if similarity else channels
     datasets = [q.dataset for q, _ in questions]
     per_dataset = {d: sum(1 for i, dd in enumerate(datasets) if dd == d and within[i])

@@ -9,7 +9,8 @@ weight; a kind's score is the sum of the weights of its cues that match. The bes
 is the primary kind (ties go to the order of `KIND_PRIORITY`), kinds scoring half as
 much or 1.0 are secondary, and the confidence is the primary's share of all cue weight,
 so a question that matches nothing is "factual" at low confidence. Deterministic: same
-text, same answer.
+text, same answer. Apart from its kind, a question may speak in the first person
+(`speaks_of_asker`): then it asks about its asker, whose own rules and tastes bear on it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["KIND_PRIORITY", "QueryClass", "QueryKind", "class_from_cues", "classify_query", "cue_hits"]
+__all__ = ["KIND_PRIORITY", "QueryClass", "QueryKind", "class_from_cues", "classify_query", "cue_hits", "speaks_of_asker"]
 
 
 class QueryKind(StrEnum):
@@ -43,12 +44,14 @@ KIND_PRIORITY: tuple[QueryKind, ...] = (
 @dataclass(frozen=True)
 class QueryClass:
     """The classifier's answer: primary kind, its confidence (0-1), other kinds present,
-    and the names of the cues that fired (for `recall(..., explain=True)`)."""
+    the names of the cues that fired (for `recall(..., explain=True)`), and whether the
+    question speaks in the first person (`speaks_of_asker`)."""
 
     kind: QueryKind
     confidence: float
     secondary: frozenset[QueryKind] = frozenset()
     cues: tuple[str, ...] = ()
+    about_asker: bool = False
 
     def has(self, kind: QueryKind) -> bool:
         """True if the kind is primary or secondary."""
@@ -147,6 +150,22 @@ _NO_CUE_CONFIDENCE = 0.3
 _SECONDARY_FLOOR = 1.0
 
 
+#: the first person: "I" as a word (a capital), the others in any case, but "us" only in
+#: lower case ("the US" is a country)
+_FIRST_PERSON = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|our|ours|ourselves)\b|\bus\b")
+
+
+def speaks_of_asker(question: str) -> bool:
+    """True when ``question`` speaks in the first person ("what would suit me?", "my
+    office"): it asks about its asker. A question about named others ("What does
+    Melanie like?") does not.
+
+    >>> speaks_of_asker("Which mouse should I buy?"), speaks_of_asker("Is Ana from the US?")
+    (True, False)
+    """
+    return _FIRST_PERSON.search(question.replace("\u2019", "'")) is not None
+
+
 def classify_query(text: str) -> QueryClass:
     """Classify a question by cue words, question forms and time expressions.
 
@@ -155,7 +174,7 @@ def classify_query(text: str) -> QueryClass:
     >>> classify_query("What do Ana and Ben have in common?").kind
     <QueryKind.MULTI_HOP: 'multi_hop'>
     """
-    return class_from_cues(cue_hits(text))
+    return class_from_cues(cue_hits(text), about_asker=speaks_of_asker(text))
 
 
 def cue_hits(text: str) -> tuple[tuple[QueryKind, str, float], ...]:
@@ -165,20 +184,22 @@ def cue_hits(text: str) -> tuple[tuple[QueryKind, str, float], ...]:
                  if pattern.search(normalised))
 
 
-def class_from_cues(hits: tuple[tuple[QueryKind, str, float], ...]) -> QueryClass:
+def class_from_cues(hits: tuple[tuple[QueryKind, str, float], ...], *,
+                    about_asker: bool = False) -> QueryClass:
     """The class that matched cues give (split from `classify_query` so that a selection
-    protocol can score the classifier with some cues removed without re-reading text)."""
+    protocol can score the classifier with some cues removed without re-reading text);
+    ``about_asker``: the question speaks in the first person."""
     scores = {kind: 0.0 for kind in QueryKind}
     for kind, _, weight in hits:
         scores[kind] += weight
     fired = [name for _, name, _ in hits]
     top = max(scores.values())
     if top == 0:
-        return QueryClass(QueryKind.FACTUAL, _NO_CUE_CONFIDENCE)
+        return QueryClass(QueryKind.FACTUAL, _NO_CUE_CONFIDENCE, about_asker=about_asker)
     primary = next(kind for kind in KIND_PRIORITY if scores[kind] == top)
     secondary = frozenset(
         kind for kind, score in scores.items()
         if kind not in (primary, QueryKind.FACTUAL) and score >= min(top / 2, _SECONDARY_FLOOR)
     )
     confidence = round(top / sum(scores.values()), 3)
-    return QueryClass(primary, confidence, secondary, tuple(fired))
+    return QueryClass(primary, confidence, secondary, tuple(fired), about_asker)

@@ -13,7 +13,9 @@ the RRF constant, and whether affiliated neighbours are ranked into the pool. `w
 The per-kind weights, the RRF k and the route gate (`route`: a question whose channels
 say no memory answers it takes part of the preference weights the gate was fitted with,
 see `retrieval.route`) are fitted under cross-validation (see `DEFAULT_KIND_WEIGHTS`,
-`DEFAULT_ROUTE`). The entity-graph channel is held at 0 in that fit, so it is off by
+`DEFAULT_ROUTE`). A question in the first person gives the profile channel's weight to
+`asker_profile` (the same statements with the rules the asker keeps; `ASKER_PROFILE`).
+The entity-graph channel is held at 0 in that fit, so it is off by
 default; turn it on with ``weights``/``kind_weights``. Affiliated neighbours are ranked in at
 weight 0.1: once replies carry the turn they answer as context (see
 ``MemoryGraph.remember``), weight 0.5 cost recall on conv-26/30 (0.692 at 0.1 against
@@ -38,6 +40,7 @@ from graphmem.retrieval.classify import QueryClass, QueryKind
 from graphmem.retrieval.route import RouteGate, routed
 
 __all__ = [
+    "ASKER_PROFILE",
     "BM25_ONLY",
     "CHANNELS",
     "DEFAULT_KIND_WEIGHTS",
@@ -46,6 +49,7 @@ __all__ = [
     "HYBRID",
     "HYBRID_RRF",
     "PRESETS",
+    "PROFILE",
     "Channel",
     "RecallConfig",
     "SIMILARITY",
@@ -64,6 +68,22 @@ CHANNELS: tuple[Channel, ...] = tuple(REGISTERED)
 #: every candidate some channel ranked then scores ``weight * cosine / SIMILARITY_SCALE``
 #: more (its similarity to the question, beside its ranks; see `fusion.with_similarity`)
 SIMILARITY = "similarity"
+#: The channel of the asker's own statements of a preference, and the channel that reads
+#: the same statements with the rules the asker keeps ("I only use wired peripherals",
+#: "I am not comfortable with heights"): for a question in the first person, recall gives
+#: profile's weight to the wider one (twenty-sixth session). LoCoMo asks about named
+#: people, never in the first person, and keeps the narrower net; a request for advice
+#: about the asker reads everything the asker said they like, avoid or keep to. The fit
+#: (`graphmem.evaluation.fusion_fit`) never weighs the wider channel itself: the weight it
+#: takes is the profile weight fitted with the narrower net. Nested (the route gate and
+#: the deposit share chosen with the move), it raised PrefEval at 300 distractors,
+#: explicit recall@5 0.833 -> 0.889 and implicit-persona 0.861 -> 0.917, lowered no
+#: worst fold and changed no LoCoMo question; with each fold's tables held as fitted
+#: without it, explicit @300 rose to 0.917 (worst topic group 0.778 -> 0.889). On PrefEval
+#: items no fit saw it brought explicit to dense's level: 1.000 at 10 distractors (from
+#: 0.964 and 0.986 on two sets) and 0.969 at 300 (from 0.938) (docs/evaluation-protocols.md).
+PROFILE = "profile"
+ASKER_PROFILE = "constraints"
 
 #: The weights are fitted, not chosen by hand: `graphmem.evaluation.fusion_fit` fits each
 #: kind's channel weights (pairwise logistic over the RRF terms of captured rankings,
@@ -81,18 +101,22 @@ SIMILARITY = "similarity"
 #: fitted on all of those questions, rounded. Fitted without the fold it is scored on
 #: (nested), the procedure gave LoCoMo recall_all@10 0.740 (worst conversation 0.677;
 #: BM25 0.573), PrefEval explicit recall@5 0.989 (worst topic group 0.955; dense 1.000),
-#: implicit forms 1.000; at 300 distractors explicit 0.833 (dense 0.750),
-#: implicit-choice 0.972 (dense 0.972), implicit-persona 0.861 (dense 0.722)
-#: (docs/evaluation-protocols.md, twenty-fourth session).
+#: implicit forms 1.000; at 300 distractors, with profile's weight moved for questions in
+#: the first person (`ASKER_PROFILE`), explicit 0.889 (dense 0.750), implicit-choice 0.972
+#: (dense 0.972), implicit-persona 0.917 (dense 0.722) (docs/evaluation-protocols.md,
+#: twenty-sixth session). The move changes no table: the fit never weighs the channel
+#: it moves the weight to.
 #: Multi-hop stays low (0.18): no fusion of these channels puts all of a list
 #: question's evidence in the first 10, nor would dense over whole turns (simulated:
 #: benchmarks/turn_vectors.py). The entity-graph channel, "words" and "kinds" are off;
 #: the others earned small weights. "expand" (the question's
 #: words and their nearest words of the namespace's vocabulary) is off too: fitted with
 #: the others it raised LoCoMo but lost a PrefEval item, so it failed the rule. So is
-#: "constraints" (the asker's statements of a preference or a rule they keep): it raised
-#: PrefEval explicit at 300 distractors but lost a LoCoMo question in the worst
-#: conversation, fitted freely or for the preference kind only (twenty-fifth session).
+#: "constraints" (the asker's statements of a preference or a rule they keep) as a
+#: channel weighed of its own: it raised PrefEval explicit at 300 distractors but lost a
+#: LoCoMo question in the worst conversation, fitted freely or for the preference kind only
+#: (twenty-fifth session); it runs in profile's place for questions in the first person
+#: (`ASKER_PROFILE`).
 DEFAULT_KIND_WEIGHTS: dict[QueryKind, dict[Channel, float]] = {
     QueryKind.TEMPORAL: {"dense": 0.0, "bm25": 0.8, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.0, "speaker": 0.85, "said": 0.12, "hop": 0.0, "hop_dense": 0.0, "kinds": 0.0, "deposit": 0.0, "spread": 0.0},
     QueryKind.IDENTITY: {"dense": 0.14, "bm25": 0.81, "words": 0.0, "graph": 0.0, "time": 1.0, "profile": 0.44, "speaker": 0.0, "said": 0.0, "hop": 0.0, "hop_dense": 0.45, "kinds": 0.0, "deposit": 0.46, "spread": 0.0},
@@ -144,6 +168,9 @@ class RecallConfig(BaseModel):
     route: RouteGate | None = Field(
         DEFAULT_ROUTE, description="a fitted gate that routes a question to another kind's weights "
                           "by how its channels agree (retrieval.route); None: no routing")
+    asker_profile: Channel | None = Field(
+        ASKER_PROFILE, description="for a question in the first person (classifier on), the "
+        "profile channel's weight goes to this channel; None: it stays with profile")
     depth: int = Field(50, gt=0, description="candidates each channel returns")
     channel_depth: dict[Channel, int] = Field(default_factory=dict, description="per-channel depth overrides")
     # off by default: under benchmarks/cv_protocol.py it changed no LoCoMo fold and cost
@@ -167,6 +194,13 @@ class RecallConfig(BaseModel):
         if len(set(value)) != len(value):
             raise ValueError(f"channels listed twice: {value}")
         _check_names(value, "channels")
+        return value
+
+    @field_validator("asker_profile")
+    @classmethod
+    def _asker_profile_known(cls, value: Channel | None) -> Channel | None:
+        if value is not None:
+            _check_names([value], "asker_profile")
         return value
 
     @field_validator("weights")
@@ -216,7 +250,8 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
     `secondary_share` times); otherwise `config.weights`. With a route gate
     (`config.route`) and the question's route ``features`` (`route.route_features`), a
     question the gate fires on takes its share of the gate's target (`route_target`; see
-    `may_route`). The similarity term (`SIMILARITY`) is in the result only when its
+    `may_route`). A question in the first person (`QueryClass.about_asker`) then gives
+    profile's weight to `config.asker_profile`, if that channel runs. The similarity term (`SIMILARITY`) is in the result only when its
     weight is above 0. A channel may come out at 0: the pipeline need not run it. If
     every enabled channel comes out at 0 for a kind, `config.weights` is used instead so
     that a query is never left with no ranking.
@@ -230,6 +265,11 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
     if gate is not None and features is not None and may_route(config, query_class) and gate.fires(features):
         table = routed(table, route_target(config), gate.share)
     weights = {channel: table.get(channel, 0.0) for channel in config.channels}
+    asker = config.asker_profile
+    if (asker in weights and PROFILE in weights and query_class is not None
+            and query_class.about_asker):
+        weights[asker] += weights[PROFILE]
+        weights[PROFILE] = 0.0
     if table.get(SIMILARITY, 0.0) > 0:  # a term of the score, not a channel: only if used
         weights[SIMILARITY] = table[SIMILARITY]
     return weights

@@ -136,8 +136,11 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
         pooled = sum(n * score for n, score in per_fold) / sum(n for n, _ in per_fold)
         assert figures["bm25"][dataset][0] == pytest.approx(pooled)
         assert figures["bm25"][dataset][2] == sum(n for n, _ in per_fold)
-    # the shipped procedure weighs no graph or constraints channel in any table
+    # the shipped procedure weighs no graph or constraints channel in any table; the
+    # constraints channel takes profile's weight for a question in the first person, and
+    # the tables say so (score_tables and memory_bench --tables read them with the move)
     for fold, shipped in tables[SHIPPED].items():
+        assert shipped["asker_profile"] == "constraints", fold
         kinds = [t for t in shipped.values() if isinstance(t, dict) and "bm25" in t]
         kinds += [shipped["route"]["weights"]] if shipped["route"] else []
         assert kinds and all(t.get("graph", 0.0) == 0.0 and t.get("constraints", 0.0) == 0.0

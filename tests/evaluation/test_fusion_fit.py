@@ -136,7 +136,8 @@ def test_a_channel_fitted_for_one_kind_is_held_at_zero_in_every_other_table():
         captured = Captured(text="q", cues=cues, rankings=rankings)
         question = SimpleNamespace(dataset="d", captured=captured, evidence=(f"t{i}",))
         questions.append((question, {good: [f"t{i}"]}))
-    base = HYBRID.model_copy(update={"channels": ("dense", "constraints")})
+    # weighed as a channel of its own, not as the asker's stand-in for profile
+    base = HYBRID.model_copy(update={"channels": ("dense", "constraints"), "asker_profile": None})
     within = np.ones(len(questions), bool)
     free = fit_config(questions, base, within)
     scoped = fit_config(questions, base, within,
@@ -146,3 +147,10 @@ def test_a_channel_fitted_for_one_kind_is_held_at_zero_in_every_other_table():
     assert scoped.weights["constraints"] == 0.0
     assert all(table["constraints"] == 0.0 for kind, table in scoped.kind_weights.items()
                if kind is not QueryKind.PREFERENCE)
+    # the asker's channel (`RecallConfig.asker_profile`) takes profile's weight for a
+    # question in the first person and is never fitted, however well it ranks
+    asker = fit_config(questions, base.model_copy(update={"asker_profile": "constraints"}),
+                       within)
+    assert asker.weights.get("constraints", 0.0) == 0.0
+    assert all(t.get("constraints", 0.0) == 0.0 for t in asker.kind_weights.values())
+    assert asker.weights["dense"] == 1.0

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query
+from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query, speaks_of_asker
 
 T, I, P, F, M = (  # noqa: E741 - one letter per kind keeps the tables readable
     QueryKind.TEMPORAL,
@@ -115,3 +115,29 @@ def test_confusion_against_locomo_categories(shared_data):
     said_temporal = sum(c[QueryKind.TEMPORAL] for c in counts.values())
     assert temporal[QueryKind.TEMPORAL] >= 0.7 * said_temporal
     assert counts[1].most_common(1)[0][0] == QueryKind.MULTI_HOP
+
+
+@pytest.mark.parametrize(("question", "mine"), [
+    ("Which mouse should I buy for my desk?", True),
+    ("Can you suggest a hotel for us?", True),
+    ("What would suit me best?", True),
+    ("Any tips? I\u2019m new to climbing.", True),
+    ("Where should we eat tonight?", True),
+    ("What does Melanie like?", False),
+    ("Has Ana lived in the US?", False),
+    ("When did Caroline go to the LGBTQ support group?", False),
+])
+def test_a_question_in_the_first_person_is_about_its_asker(question, mine):
+    assert speaks_of_asker(question) is mine
+    assert classify_query(question).about_asker is mine
+
+
+def test_no_locomo_question_speaks_in_the_first_person(shared_data):
+    """LoCoMo asks about the conversation's speakers by name: the move of profile's weight
+    to the asker's channel (`RecallConfig.asker_profile`) never reaches it."""
+    files = sorted((shared_data / "locomo").glob("conv-*.json"))
+    if not files:
+        pytest.skip(f"no LoCoMo conversations under {shared_data / 'locomo'}")
+    questions = [qa["question"] for f in files for qa in json.loads(f.read_text())["qa"]]
+    assert len(questions) > 1000
+    assert [q for q in questions if speaks_of_asker(q)] == []

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from graphmem.errors import ConfigError
 from graphmem.retrieval.classify import QueryClass, QueryKind, classify_query
 from graphmem.retrieval.config import (
+    ASKER_PROFILE,
     BM25_ONLY,
     CHANNELS,
     RRF_K,
@@ -16,6 +17,7 @@ from graphmem.retrieval.config import (
     HYBRID,
     HYBRID_RRF,
     PRESETS,
+    PROFILE,
     RecallConfig,
     preset,
     weights_for,
@@ -26,6 +28,7 @@ classes = st.builds(
     st.sampled_from(list(QueryKind)),
     st.floats(0.0, 1.0),
     st.frozensets(st.sampled_from(list(QueryKind)), max_size=3),
+    about_asker=st.booleans(),
 )
 
 
@@ -132,3 +135,40 @@ def test_similarity_is_a_weight_not_a_channel():
     assert "similarity" not in weights_for(HYBRID)  # off: no term
     with pytest.raises(ConfigError, match="unknown channel"):
         RecallConfig(channels=("dense", "similarity"))
+
+
+def test_a_question_in_the_first_person_gives_profile_weight_to_the_asker_channel():
+    """ "Which mouse should I buy?" reads the asker's rules as well as their tastes; "Which
+    mouse does Ana like?" keeps the profile. No weight is lost or made."""
+    mine = classify_query("Which mouse should I buy for my desk?")
+    hers = classify_query("Which mouse does Ana like for her desk?")
+    assert mine.about_asker and not hers.about_asker and mine.kind == hers.kind
+    moved, kept = weights_for(HYBRID, mine), weights_for(HYBRID, hers)
+    assert moved[PROFILE] == 0 and moved[ASKER_PROFILE] == kept[PROFILE] > 0
+    assert kept[ASKER_PROFILE] == 0
+    assert {c: w for c, w in moved.items() if c not in (PROFILE, ASKER_PROFILE)} == \
+        {c: w for c, w in kept.items() if c not in (PROFILE, ASKER_PROFILE)}
+
+
+def test_no_move_without_the_asker_channel():
+    mine = classify_query("Which mouse should I buy?")
+    off = HYBRID.model_copy(update={"asker_profile": None})
+    assert weights_for(off, mine)[PROFILE] > 0 and weights_for(off, mine)[ASKER_PROFILE] == 0
+    # the channel does not run: profile keeps its weight rather than lose it
+    without = HYBRID.model_copy(update={"channels": tuple(c for c in CHANNELS if c != ASKER_PROFILE)})
+    assert weights_for(without, mine)[PROFILE] > 0
+    # the classifier off: the question is not read
+    assert weights_for(HYBRID.model_copy(update={"classify": False}), None)[ASKER_PROFILE] == 0
+
+
+def test_an_unknown_asker_channel_is_refused():
+    with pytest.raises(ConfigError, match="asker_profile"):
+        RecallConfig(asker_profile="profiles")
+
+
+@given(classes)
+def test_the_move_keeps_the_total_weight(query_class):
+    moved = weights_for(HYBRID, query_class)
+    kept = weights_for(HYBRID.model_copy(update={"asker_profile": None}), query_class)
+    assert sum(moved.values()) == pytest.approx(sum(kept.values()))
+    assert (moved[PROFILE] == 0) or not query_class.about_asker

@@ -114,9 +114,11 @@ def test_a_restored_text_index_marks_the_same_rows(tmp_path):
                 assert len(stated) >= 1
                 assert np.array_equal(
                     getattr(restored, rows_of)(restored_view.asserted_rows(agent)), stated)
-        hits = g.recall("ana", "What drink would you suggest for me?", k=3, ns=ns,
-                        config=HYBRID, explain=True)
-        assert any("tea" in h.text and "profile" in h.channels for h in hits)
+        # a question in the first person reads the wider set, one about Ana the narrower
+        for question, channel in (("What drink would you suggest for me?", "constraints"),
+                                  ("What drink would Ana like best?", "profile")):
+            hits = g.recall("ana", question, k=3, ns=ns, config=HYBRID, explain=True)
+            assert any("tea" in h.text and channel in h.channels for h in hits)
 
 
 def test_the_constraints_channel_holds_a_rule_the_profile_misses(tmp_path):
@@ -141,3 +143,27 @@ def test_the_constraints_channel_holds_a_rule_the_profile_misses(tmp_path):
         hits = g.recall("ana", "Which keyboard and mouse should I buy?", k=1, ns=ns,
                         config=config, explain=True)
         assert "wired peripherals" in hits[0].text and "constraints" in hits[0].channels
+
+
+def test_a_question_in_the_first_person_reads_the_rules_the_asker_keeps(tmp_path):
+    """With the shipped config, a question about the asker gives profile's weight to the
+    constraints channel: "I only use wired peripherals" answers "Which keyboard and mouse
+    should I buy?". A question about a named person keeps the profile: the constraints
+    channel does not run for it."""
+    ns = "asker"
+    said = ["I only use wired peripherals because of interference.",
+            "I love the smell of fresh coffee in the morning.",
+            "The printer on the third floor jams every Monday.",
+            "Our office moved to the harbour district last spring."]
+    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
+        g.register_agent("ana", kind="human", name="Ana", ns=ns)
+        for text in said:
+            g.remember("ana", text, ns=ns)
+        mine = g.recall("ana", "Which keyboard and mouse should I buy?", k=2, ns=ns,
+                        explain=True)
+        assert "wired peripherals" in mine[0].text and "constraints" in mine[0].channels
+        assert all("profile" not in h.channels for h in mine)
+        hers = g.recall("ana", "Which drink does Ana love in the morning?", k=4, ns=ns,
+                        explain=True)
+        assert any("coffee" in h.text and "profile" in h.channels for h in hers)
+        assert all("constraints" not in h.channels for h in hers)

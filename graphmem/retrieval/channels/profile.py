@@ -1,5 +1,6 @@
-"""profile: for preference questions, the asker's own statements of a preference (see
-``retrieval.preferences``), by similarity."""
+"""profile: the asker's own statements of a preference (see ``retrieval.preferences``),
+by similarity. For a question in the first person, the constraints channel (the same net,
+wider) takes its weight (`RecallConfig.asker_profile`)."""
 
 from __future__ import annotations
 
