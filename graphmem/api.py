@@ -317,6 +317,8 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         self._attend(ns, agent, [h.memory_id for h in hits])
         if explain:
             why = {"kind": str(parsed.kind.kind), "cues": list(parsed.kind.cues),
+                   # in the first person: profile's weight went to `asker_profile`
+                   "about_asker": parsed.kind.about_asker,
                    "weights": weights_for(chosen, parsed.kind if chosen.classify else None),
                    # only entities of memories the asker owns: the namespace's
                    # resolver knows every agent's

@@ -163,7 +163,9 @@ def test_a_question_in_the_first_person_reads_the_rules_the_asker_keeps(tmp_path
                         explain=True)
         assert "wired peripherals" in mine[0].text and "constraints" in mine[0].channels
         assert all("profile" not in h.channels for h in mine)
+        assert mine[0].explain["about_asker"] and mine[0].explain["weights"]["profile"] == 0
         hers = g.recall("ana", "Which drink does Ana love in the morning?", k=4, ns=ns,
                         explain=True)
         assert any("coffee" in h.text and "profile" in h.channels for h in hers)
         assert all("constraints" not in h.channels for h in hers)
+        assert not hers[0].explain["about_asker"]
