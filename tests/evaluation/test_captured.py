@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from graphmem.evaluation.captured import capture_question, replay, route_features_of
 from graphmem.evaluation.knobs import ALL_CUES, Patch, Setting, apply, knobs_of
-from graphmem.retrieval.classify import class_from_cues, classify_query, cue_hits
+from graphmem.retrieval.classify import class_from_cues, classify_query, cue_hits, speaks_of_asker
 from graphmem.retrieval.config import BM25_ONLY, DENSE_ONLY, HYBRID, weights_for
 from graphmem.retrieval.route import FEATURES, RouteGate
 from tests.scenes import two_people
@@ -69,7 +69,8 @@ def _configs():
         "classify": False, "weights": {"kinds": 1.0, "dense": 0.1}})
     return [HYBRID, DENSE_ONLY, BM25_ONLY, graph_on, said_on, *added, every, similar, kinds_alone,
             HYBRID.model_copy(update={"affiliated_weight": 2.0, "affiliated_cap": 1}),
-            HYBRID.model_copy(update={"classify": False})]
+            HYBRID.model_copy(update={"classify": False}),
+            HYBRID.model_copy(update={"asker_profile": None})]
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -82,7 +83,7 @@ def test_replay_equals_live_recall(scene, question):
 
 @given(st.text(max_size=80))
 def test_cue_hits_give_the_classifiers_answer(text):
-    assert class_from_cues(cue_hits(text)) == classify_query(text)
+    assert class_from_cues(cue_hits(text), about_asker=speaks_of_asker(text)) == classify_query(text)
 
 
 def test_every_knob_has_an_off_setting_that_differs_from_its_options():

@@ -78,8 +78,10 @@ def test_graph_channel_finds_memories_about_the_named_entity(mem):
 
 def test_profile_channel_brings_the_askers_own_preference_to_a_recommendation(mem):
     """A recommendation question shares no words with the preference that should shape
-    the answer; among many other memories only the profile channel ranks it high, and
-    only the asker's own statements of taste are in it."""
+    the answer; among many other memories only the asker's own statements rank it high
+    (asked in the first person, the profile's weight goes to the constraints channel, its
+    wider net; asked about "Mo", the profile ranks it), and only the asker's own
+    statements of taste are in them."""
     mem.remember("mo", "I have been vegetarian since college and I avoid anything with meat.",
                   witnesses=["bot"])
     mem.remember("bot", "You might love the steak place on Quay Street.", witnesses=["mo"])
@@ -93,10 +95,16 @@ def test_profile_channel_brings_the_askers_own_preference_to_a_recommendation(me
                       explain=True)
     by_channel = {h.text: h.channels for h in hits}
     mine = next(t for t in by_channel if "vegetarian" in t)
-    assert by_channel[mine].get("profile") == 1
-    assert all("profile" not in ch for t, ch in by_channel.items() if "steak" in t), \
+    assert by_channel[mine].get("constraints") == 1
+    assert all("constraints" not in ch for t, ch in by_channel.items() if "steak" in t), \
         "another agent's suggestion is not the asker's preference"
-    assert hits[0].explain["weights"]["profile"] > 0
+    assert hits[0].explain["about_asker"] and hits[0].explain["weights"]["constraints"] > 0
+    about = mem.recall("mo", "Which restaurant would Mo like for dinner tonight?", k=5,
+                       explain=True)
+    by_channel = {h.text: h.channels for h in about}
+    assert by_channel[next(t for t in by_channel if "vegetarian" in t)].get("profile") == 1
+    assert all("profile" not in ch for t, ch in by_channel.items() if "steak" in t)
+    assert not about[0].explain["about_asker"] and about[0].explain["weights"]["profile"] > 0
     factual = mem.recall("mo", "When does the bistro open?", k=5, explain=True)
     assert factual[0].explain["weights"]["profile"] == 0
 
