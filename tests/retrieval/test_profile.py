@@ -123,10 +123,13 @@ def test_a_restored_text_index_marks_the_same_rows(tmp_path):
 
 def test_the_constraints_channel_holds_a_rule_the_profile_misses(tmp_path):
     """ "I only use wired peripherals" states no taste the profile's cues read, but a rule
-    the asker keeps: weighted, the constraints channel ranks it for a question it shares
-    no word with; the profile channel ranks nothing."""
+    the asker keeps: the constraints channel ranks it for a question it shares no word
+    with; the profile channel ranks nothing. With the shipped config a question about the
+    asker gives profile's weight to the constraints channel; a question about a named
+    person keeps the profile, and the constraints channel does not run for it."""
     ns = "rules"
     said = ["I only use wired peripherals because of interference.",
+            "I love the smell of fresh coffee in the morning.",
             "The printer on the third floor jams every Monday.",
             "Our office moved to the harbour district last spring."]
     with MemoryGraph.open(data_dir=tmp_path / "d") as g:
@@ -136,29 +139,10 @@ def test_the_constraints_channel_holds_a_rule_the_profile_misses(tmp_path):
         ctx = RankContext(g._views.synced(ns), g._views.text_index(ns), "ana",
                           g._views.synced(ns).owned_ids("ana"))
         query = _Question(g.embedder.embed_one("Which keyboard and mouse should I buy?"))
-        assert CHANNELS["profile"].rank(ctx, query, 5) == []
-        assert len(CHANNELS["constraints"].rank(ctx, query, 5)) == 1
-        config = HYBRID.model_copy(update={"weights": {"constraints": 1.0}, "kind_weights": {},
-                                           "route": None, "classify": False})
-        hits = g.recall("ana", "Which keyboard and mouse should I buy?", k=1, ns=ns,
-                        config=config, explain=True)
-        assert "wired peripherals" in hits[0].text and "constraints" in hits[0].channels
-
-
-def test_a_question_in_the_first_person_reads_the_rules_the_asker_keeps(tmp_path):
-    """With the shipped config, a question about the asker gives profile's weight to the
-    constraints channel: "I only use wired peripherals" answers "Which keyboard and mouse
-    should I buy?". A question about a named person keeps the profile: the constraints
-    channel does not run for it."""
-    ns = "asker"
-    said = ["I only use wired peripherals because of interference.",
-            "I love the smell of fresh coffee in the morning.",
-            "The printer on the third floor jams every Monday.",
-            "Our office moved to the harbour district last spring."]
-    with MemoryGraph.open(data_dir=tmp_path / "d") as g:
-        g.register_agent("ana", kind="human", name="Ana", ns=ns)
-        for text in said:
-            g.remember("ana", text, ns=ns)
+        assert not any("wired" in g._views.synced(ns).records[m].text
+                       for m in CHANNELS["profile"].rank(ctx, query, 5))
+        assert "wired" in g._views.synced(ns).records[
+            CHANNELS["constraints"].rank(ctx, query, 5)[0]].text
         mine = g.recall("ana", "Which keyboard and mouse should I buy?", k=2, ns=ns,
                         explain=True)
         assert "wired peripherals" in mine[0].text and "constraints" in mine[0].channels
