@@ -23,7 +23,7 @@ from graphmem.models import AtomOutcome, Deposit, to_epoch_ms
 from graphmem.retrieval.bm25 import BM25Index
 from graphmem.statements import DepositRows
 from graphmem.supersession.detector import SupersessionDetector
-from graphmem.view import NamespaceView
+from graphmem.view import NamespaceView, arc_key
 from graphmem.write_config import DEFAULT_WRITE, WriteConfig
 
 
@@ -273,7 +273,7 @@ def _episode_predecessor(deposit: Deposit, t: int, view: NamespaceView,
     return latest[1]
 
 
-def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
+def _entity_params(pending: dict[str, _Pending], view: NamespaceView, now_ms: int) -> dict:
     """Entities, MENTIONS edges, and each new memory spliced into its entities' arcs."""
     entities, mentions, arcs, cuts = {}, [], [], []
     adds: dict[tuple[str, str, str], None] = {}  # (arc, a, b), in the order made
@@ -285,13 +285,14 @@ def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
                 mentions.append([item.id, entity_id])
     # the deposit's own new memories on each arc: the view's arcs are not copied (a
     # name's arc holds tens of thousands of memories at a million)
-    joined: dict[str, list[tuple[int, str]]] = {}
+    joined: dict[str, list[tuple[int, int, str]]] = {}
     for item in (p for p in pending.values() if p.is_new):
         if item.t is None:  # every new memory has a time: the text's, else the deposit's
             continue
         for entity_id in item.mentions:
             ours = joined.setdefault(entity_id, [])
-            before, after = neighbours_in_time((view.arc(entity_id), ours), item.t, item.id)
+            key = arc_key(item.t, now_ms, item.id)
+            before, after = neighbours_in_time((view.arc(entity_id), ours), key)
             arc_id = f"arc:{entity_id}"
             arcs.append({"arc": arc_id, "entity": entity_id, "memory": item.id, "t": item.t})
             if before and after:
@@ -305,17 +306,16 @@ def _entity_params(pending: dict[str, _Pending], view: NamespaceView) -> dict:
                 adds[(arc_id, before, item.id)] = None
             if after:
                 adds[(arc_id, item.id, after)] = None
-            insort(ours, (item.t, item.id))
+            insort(ours, key)
     return {"entities": list(entities.values()), "mentions": mentions, "arcs": arcs,
             "arc_cuts": cuts, "arc_adds": [{"arc": arc, "a": a, "b": b}
                                            for arc, a, b in adds]}
 
 
-def neighbours_in_time(arcs: Iterable[list[tuple[int, str]]], t: int,
-                       mid: str) -> tuple[str | None, str | None]:
-    """The memories just before and just after (t, mid) on the arc that is the union of
-    ``arcs`` (each in time order)."""
-    key = (t, mid)
+def neighbours_in_time(arcs: Iterable[list[tuple[int, int, str]]],
+                       key: tuple[int, int, str]) -> tuple[str | None, str | None]:
+    """The memories just before and just after ``key`` (`view.arc_key`) on the arc that
+    is the union of ``arcs`` (each in that order)."""
     befores, afters = [], []
     for arc in arcs:
         i = bisect_left(arc, key)
@@ -323,7 +323,7 @@ def neighbours_in_time(arcs: Iterable[list[tuple[int, str]]], t: int,
             befores.append(arc[i - 1])
         if i < len(arc):
             afters.append(arc[i])
-    return (max(befores)[1] if befores else None), (min(afters)[1] if afters else None)
+    return (max(befores)[-1] if befores else None), (min(afters)[-1] if afters else None)
 
 
 def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
@@ -368,7 +368,7 @@ def _statement_rows(deposit: Deposit, plan: Plan, pending: dict[str, _Pending],
                            "context": deposit.context or None, "claims": p.claims,
                            "forgotten": False, "pinned": False, **(p.span or {})}}
                 for pos, p in enumerate(new)],
-        **_entity_params(pending, view),
+        **_entity_params(pending, view, now_ms),
         "updates": [{"id": p.id, "text": p.text, "variants": p.variants,
                      "asserted_by": p.asserted_by, "claims": p.claims}
                     for p in pending.values() if not p.is_new],

@@ -94,11 +94,12 @@ class Upkeep(Querying):
     def relink_timelines(self, *, check: bool = False,
                          progress: Callable[[str, int], None] | None = None
                          ) -> dict[str, int]:
-        """Set every StoryArc timeline's NEXT edges to its memories' (time, id) order;
-        returns the edges removed or added per namespace (with ``check``: the edges that
-        would be, and nothing is written). Releases before this one left a stale edge
-        where one deposit put several memories on one timeline (the write cut an edge it
-        was adding). Each timeline that differs is one write guarded by its namespace's
+        """Set every StoryArc timeline's NEXT edges to its memories' order (time, then
+        when recorded, then id: `view.arc_key`); returns the edges removed or added per
+        namespace (with ``check``: the edges that would be, and nothing is written).
+        Releases before 2026-12-02 left a stale edge where one deposit put several
+        memories on one timeline (the write cut an edge it was adding); releases before
+        2026-12-05 linked the memories of one time by id. Each timeline that differs is one write guarded by its namespace's
         version, read again if another writer moved it."""
         done: dict[str, int] = {}
         for ns in [r["ns"] for r in self.query("admin/namespaces")]:

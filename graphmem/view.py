@@ -36,6 +36,14 @@ from graphmem.view_search import VectorSearch
 SYNC_PAGE = 5000
 
 
+def arc_key(t: int, recorded_at: int | None, memory_id: str) -> tuple[int, int, str]:
+    """Where a memory stands on a timeline (an entity's StoryArc): by its time, then by
+    when it was recorded, then by id. The turns of one session, dated by the session
+    alone, stand in the order they were told; the statements of one deposit, recorded
+    together, by id. `memory/timeline.cypher` orders a stored arc the same way."""
+    return (int(t), int(recorded_at or 0), memory_id)
+
+
 @dataclass
 class MemoryRecord:
     """What the view knows of one memory."""
@@ -106,7 +114,8 @@ class NamespaceView(VectorSearch, OwnerRows):
         self._latest_at_place: dict[tuple[str, str], tuple[int, int, int, str]] = {}
         self.resolver = EntityResolver(namespace=ns)
         self._mentioned_by: dict[str, set[str]] = {}  # entity id -> memory ids
-        self._arcs: dict[str, list[tuple[int, str]]] = {}  # entity id -> [(t, memory id)]
+        # entity id -> its timeline, [(t, recorded_at, memory id)] in that order (`arc`)
+        self._timelines: dict[str, list[tuple[int, int, str]]] = {}
         # an index of the vectors, made when the view outgrows an exact scan, and the
         # one being trained on a thread meanwhile (or to replace a stale one)
         self._coarse: vector_index.CoarseIndex | None = None
@@ -278,12 +287,12 @@ class NamespaceView(VectorSearch, OwnerRows):
                                       tuple(m.get("aliases") or ())))
         now = {m["id"] for m in mentions}
         for entity_id in record.mentions | now:
-            arc = self._arcs.setdefault(entity_id, [])
-            stale = [item for item in arc if item[1] == record.id]
+            arc = self._timelines.setdefault(entity_id, [])
+            stale = [item for item in arc if item[-1] == record.id]
             for item in stale:
                 arc.remove(item)
             if entity_id in now and record.t is not None:
-                insort(arc, (int(record.t), record.id))
+                insort(arc, arc_key(int(record.t), record.recorded_at, record.id))
             members = self._mentioned_by.setdefault(entity_id, set())
             (members.add if entity_id in now else members.discard)(record.id)
         record.mentions = now
@@ -296,9 +305,10 @@ class NamespaceView(VectorSearch, OwnerRows):
         """Ids of the memories that mention an entity."""
         return self._mentioned_by.get(entity_id, set())
 
-    def arc(self, entity_id: str) -> list[tuple[int, str]]:
-        """An entity's timeline: (t, memory id) in time order."""
-        return self._arcs.get(entity_id, [])
+    def arc(self, entity_id: str) -> list[tuple[int, int, str]]:
+        """An entity's timeline: (t, recorded_at, memory id) of each memory, in that order
+        (`arc_key`)."""
+        return self._timelines.get(entity_id, [])
 
     def aliases_of(self, entity_id: str) -> tuple[str, ...]:
         try:

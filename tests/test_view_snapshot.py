@@ -397,3 +397,40 @@ def test_a_snapshot_before_the_vocabulary_is_upgraded_not_read_again(stored):
     again = [h.memory_id for h in stored.recall("ana", question, k=4, ns=NS,
                                                 config=channel_alone("expand"))]
     assert again == live and not vocabulary.waiting  # embedded by the first question
+
+
+def test_a_snapshot_of_the_timelines_by_id_is_upgraded_not_read_again(stored):
+    """Until the twenty-sixth session the view's timelines (`_arcs`) ordered the memories
+    of one time by id; `_timelines` orders them by when they were recorded. A snapshot of
+    the old layout gets the new column from its own: the restored timelines are the
+    live view's, the memories of one day in the order they were told."""
+    from graphmem.view_snapshot import upgrade
+    from graphmem.view_snapshot.lazy import write_json_column
+
+    told = ["Ben mended the fence.", "Ben baked bread for the neighbours.",
+            "Ben repainted the kitchen door.", "Ben walked the dog to the vet."]
+    for text in told:
+        stored.remember("ben", text, at="8 May 2023", ns=NS)
+    _keep(stored)
+    live = stored._views.synced(NS)
+    directory = _dir(stored)
+    meta = json.loads((directory / vs.META_FILE).read_text())
+    # as the release before wrote it: (t, id) items in that order, named `_arcs`
+    entities = list(live._timelines)
+    write_json_column(directory, "view._arcs",
+                      [sorted([t, mid] for t, _, mid in live.arc(e)) for e in entities])
+    (directory / "view._arcs.keys.json").write_text(json.dumps(entities))
+    for name in directory.glob("view._timelines.*"):
+        name.unlink()
+    old = {**meta["layout"], "view": sorted(
+        {*meta["layout"]["view"]} - {upgrade.TIMELINES} | {upgrade.OLD_TIMELINES})}
+    (directory / vs.META_FILE).write_text(json.dumps({**meta, "layout": old}))
+    view, _ = _restore(stored)
+    assert json.loads((directory / vs.META_FILE).read_text())["layout"] == meta["layout"]
+    assert {e: view.arc(e) for e in entities} == {e: live.arc(e) for e in entities}
+    words = ("fence", "bread", "kitchen", "vet")
+    ben = max(entities, key=lambda e: len(live.arc(e)))
+    along = [(t, next((w for w in words if w in live.records[mid].text), None))
+             for t, _, mid in view.arc(ben)]
+    assert [w for _, w in along if w] == list(words)
+    assert len({t for t, w in along if w}) == 1  # one day

@@ -152,9 +152,10 @@ def reclaim(ctx: click.Context, batch: int) -> None:
                    "nothing, and exit with status 1 if there are any.")
 @click.pass_context
 def relink(ctx: click.Context, check: bool) -> None:
-    """Set every StoryArc timeline's NEXT edges to its memories' time order (after an
-    upgrade: releases before this one left a stale edge where one deposit put several
-    memories on one timeline). Each timeline is read whole: at a million memories this
+    """Set every StoryArc timeline's NEXT edges to its memories' time order, memories of
+    one time in the order they were recorded (after an upgrade: earlier releases left a
+    stale edge where one deposit put several memories on one timeline, or linked the
+    memories of one time by id). Each timeline is read whole: at a million memories this
     is a scan of every timeline, not a check to run at every open."""
     obj = ctx.find_root().obj
 

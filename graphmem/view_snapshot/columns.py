@@ -55,15 +55,15 @@ def _record_in(data: dict) -> MemoryRecord:
     return MemoryRecord(**data)
 
 
-def _arc_in(data: list) -> list[tuple[int, str]]:
-    return [(int(t), mid) for t, mid in data]
+def _timeline_in(data: list) -> list[tuple[int, int, str]]:
+    return [(int(t), int(recorded_at), mid) for t, recorded_at, mid in data]
 
 
 #: view attribute -> (encode, decode) of its values; each is a lazily read JSON column
 VIEW_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "records": (_record_out, _record_in),
     "_mentioned_by": (sorted, set),
-    "_arcs": (lambda arc: [list(item) for item in arc], _arc_in),
+    "_timelines": (lambda arc: [list(item) for item in arc], _timeline_in),
 }
 TEXT_JSON: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "_indexed": (list, tuple),

@@ -147,7 +147,8 @@ DEEDS = ["Ben repaired the blue bicycle.", "Ben sold three letters at the market
                      max_size=5))
 def test_an_entitys_timeline_is_one_chain_in_time_order(embedded_graph, plan):
     """Deposits arrive in any order, some with two statements of one time: every memory
-    naming Ben joins his StoryArc, and NEXT links them in (time, id) order, no more."""
+    naming Ben joins his StoryArc, and NEXT links them in (time, recorded, id) order (the
+    deposits of one time in the order they were told), no more."""
     g, ns = embedded_graph, f"arc-{uuid.uuid4().hex[:8]}"
     deeds = iter(DEEDS)
     for day, count in plan:
@@ -159,16 +160,34 @@ def test_an_entitys_timeline_is_one_chain_in_time_order(embedded_graph, plan):
 
 
 def _chain(g, ns: str) -> tuple[str, list[str], list[tuple[str, str]]]:
-    """Ben's timeline: its id, its memories in (time, id) order, its NEXT edges."""
+    """Ben's timeline: its id, its memories in (time, recorded, id) order, its NEXT
+    edges."""
     entity = g.cypher("MATCH (e:Entity {ns: $ns, name: 'Ben'}) RETURN e.id AS id",
                       {"ns": ns})[0]["id"]
     arc = f"arc:{entity}"
     included = g.cypher("MATCH (:StoryArc {ns: $ns, id: $arc})-[r:INCLUDES]->(m:Memory) "
-                        "RETURN r.t AS t, m.id AS id", {"ns": ns, "arc": arc})
-    order = [r["id"] for r in sorted(included, key=lambda r: (r["t"], r["id"]))]
+                        "RETURN r.t AS t, m.recorded_at AS recorded_at, m.id AS id",
+                        {"ns": ns, "arc": arc})
+    order = [r["id"] for r in sorted(included, key=lambda r: (r["t"], r["recorded_at"], r["id"]))]
     links = g.cypher("MATCH (x:Memory {ns: $ns})-[:NEXT {arc: $arc}]->(y:Memory) "
                      "RETURN x.id AS a, y.id AS b", {"ns": ns, "arc": arc})
     return arc, order, sorted((r["a"], r["b"]) for r in links)
+
+
+def test_the_memories_of_one_time_are_linked_in_the_order_they_were_told(embedded_graph):
+    """The turns of one session share its date: NEXT links them in the order they were
+    told, not by their random ids, and the view's timeline agrees."""
+    g, ns = embedded_graph, f"told-{uuid.uuid4().hex[:8]}"
+    for deed in DEEDS[:6]:
+        g.remember("ana", deed, at="2024-03-05T10:00", ns=ns)
+    _, order, links = _chain(g, ns)
+    texts = {r["id"]: r["text"] for r in g.cypher(
+        "MATCH (m:Memory {ns: $ns}) RETURN m.id AS id, m.text AS text", {"ns": ns})}
+    assert [texts[m] for m in order] == DEEDS[:6]
+    assert links == sorted(zip(order, order[1:]))
+    view = g._views.synced(ns)
+    entity = _chain(g, ns)[0].removeprefix("arc:")
+    assert [mid for _, _, mid in view.arc(entity)] == order
 
 
 def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):

@@ -1,12 +1,13 @@
 // One page of the timeline: a namespace's memories (those $agent owns, when $agent is
 // given; erased ones left out) in the order they happened (when learned, for memories
 // without a time), with what the page shows of each: owners, conflicts (with whether
-// they were replaced), supersession and the fact it was consolidated into.
+// they were replaced), supersession and the fact it was consolidated into. Memories of
+// one time come in the order they were recorded, as on a StoryArc.
 MATCH (m:Memory {ns: $ns})
 WHERE coalesce(m.deleted, false) = false
   AND ($agent IS NULL OR (:Agent {ns: $ns, id: $agent})-[:OWNS]->(m))
 WITH m
-ORDER BY coalesce(m.t, m.recorded_at), m.id
+ORDER BY coalesce(m.t, m.recorded_at), coalesce(m.recorded_at, 0), m.id
 SKIP $skip LIMIT $limit
 OPTIONAL MATCH (a:Agent)-[:OWNS]->(m)
 WITH m, collect(DISTINCT a.id) AS owners
@@ -19,4 +20,4 @@ RETURN m.id AS id, m.text AS text, m.t AS t, m.recorded_at AS recorded_at, m.kin
        m.superseded_by AS superseded_by, m.salience AS salience,
        owners, conflicts,
        collect(DISTINCT f.id) AS consolidated_into
-ORDER BY coalesce(t, recorded_at), id
+ORDER BY coalesce(t, recorded_at), coalesce(recorded_at, 0), id

@@ -27,8 +27,8 @@ class Time:
             return []
         view, owned = ctx.view, ctx.owned
         if query.entity_ids:
-            timed = {(t, view.row_of(mid)) for e in query.entity_ids for t, mid in view.arc(e)
-                     if mid in owned}
+            timed = {(t, view.row_of(mid)) for e in query.entity_ids
+                     for t, _, mid in view.arc(e) if mid in owned}
         else:
             times, rows = view.times_at(ctx.owned_rows())
             timed = set(zip(times.tolist(), rows.tolist()))
