@@ -12,6 +12,7 @@ agrees with live recall.
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 from pathlib import Path
 
@@ -99,7 +100,8 @@ MOVED = ("shipped without expand + dense to deposit chosen after the route "
 BEFORE = "shipped without expand"
 
 
-def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protocol_args):
+def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protocol_args,
+                                                               monkeypatch):
     out = tmp_path / "fitted.json"
     shown = scripts.run("cv_protocol.py", *protocol_args, "--fitted-only", "--rrf-k", "10",
                         "--variants", f"shipped + hop,{BEFORE},{MOVED}", "--out", str(out),
@@ -145,6 +147,34 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
         kinds += [shipped["route"]["weights"]] if shipped["route"] else []
         assert kinds and all(t.get("graph", 0.0) == 0.0 and t.get("constraints", 0.0) == 0.0
                              for t in kinds), fold
+    # a change to the captured rankings judged with each fold's table held: the captures
+    # themselves reproduce the run's nested scores and change nothing; copies whose dense
+    # ranking is reversed change some questions, and the rule judges them
+    captured = _work(protocol_args) / "captured-d10"
+    same = tmp_path / "held-same.json"
+    scripts.run("held_tables.py", "--run", str(out), "--captures", str(captured),
+                "--changed", str(captured), "--out", str(same), cwd=tmp_path)
+    held = json.loads(same.read_text())
+    assert held["reproduces_run"] and held["verdict"]["keep"] is False
+    assert set(held["datasets"]) == set(DATASETS)
+    assert all(f["up"] == f["down"] == 0 and f["before"] == f["after"]
+               for f in held["datasets"].values())
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))  # the pickles name cv_capture
+    reversed_dense = tmp_path / "reversed"
+    reversed_dense.mkdir()
+    for path in sorted(captured.glob("*.pkl")):
+        unit = pickle.loads(path.read_bytes())
+        for question in unit.questions:
+            question.captured.rankings["dense"] = question.captured.rankings["dense"][::-1]
+        (reversed_dense / path.name).write_bytes(pickle.dumps(unit))
+    changed = tmp_path / "held-changed.json"
+    shown = scripts.run("held_tables.py", "--run", str(out), "--captures", str(captured),
+                        "--changed", str(reversed_dense), "--out", str(changed), cwd=tmp_path)
+    held = json.loads(changed.read_text())
+    assert held["reproduces_run"] and isinstance(held["verdict"]["keep"], bool)
+    assert sum(f["up"] + f["down"] for f in held["datasets"].values()) > 0
+    assert "held tables of 'shipped without graph'" in shown
+
 
 
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
