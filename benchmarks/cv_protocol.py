@@ -118,6 +118,13 @@ def add_capture_arguments(parser: argparse.ArgumentParser) -> None:
                         help="captured-d300 of a cv_protocol run (may be repeated)")
 
 
+def captured_units(directory: Path) -> list:
+    """Every unit captured in ``directory`` (a ``captured-d<n>``), in file order."""
+    import pickle
+
+    return [pickle.loads(path.read_bytes()) for path in sorted(directory.glob("*.pkl"))]
+
+
 def also_units(dirs: list[Path], distractors: int) -> list:
     """Every unit captured in ``dirs``, its questions renamed to datasets of their own
     (``<dataset>-d<distractors>``): a PrefEval item at 300 distractors is another test

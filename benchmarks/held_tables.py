@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 from pathlib import Path
 
@@ -33,7 +32,7 @@ import numpy as np
 
 from cv_capture import CapturedUnit  # noqa: F401 (the pickles name it)
 from cv_fitted import SHIPPED
-from cv_protocol import also_units
+from cv_protocol import also_units, captured_units
 from cv_report import Scorer, config_of_tables
 from graphmem.evaluation.crossval import fold_table, verdict
 from graphmem.evaluation.knobs import Setting
@@ -54,8 +53,7 @@ def held_scores(tables: dict, units) -> tuple[Scorer, np.ndarray]:
 
 
 def _units(d10: Path, d300: list[Path]) -> list:
-    return [*(pickle.loads(p.read_bytes()) for p in sorted(d10.glob("*.pkl"))),
-            *also_units(d300, 300)]
+    return [*captured_units(d10), *also_units(d300, 300)]
 
 
 def judge(run: dict, variant: str, captured: list, changed: list) -> dict:

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 from pathlib import Path
 
 from cv_capture import CapturedUnit  # noqa: F401 (the pickles name it)
-from cv_protocol import add_capture_arguments, also_units
+from cv_protocol import add_capture_arguments, also_units, captured_units
 from cv_report import BASELINES, Scorer, config_of_tables
 from graphmem.evaluation.knobs import Setting
 from graphmem.retrieval.config import HYBRID
@@ -52,8 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     add_capture_arguments(parser)
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args(argv)
-    units = [pickle.loads(p.read_bytes()) for p in sorted(args.captures.glob("*.pkl"))]
-    units = [u for u in units if u.dataset.startswith("prefeval")]
+    units = [u for u in captured_units(args.captures) if u.dataset.startswith("prefeval")]
     units += also_units(args.also, 300)
     if not units:
         raise SystemExit(f"no PrefEval captures in {args.captures} or {args.also}: "

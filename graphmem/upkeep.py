@@ -99,8 +99,9 @@ class Upkeep(Querying):
         namespace (with ``check``: the edges that would be, and nothing is written).
         Releases before 2026-12-02 left a stale edge where one deposit put several
         memories on one timeline (the write cut an edge it was adding); releases before
-        2026-12-05 linked the memories of one time by id. Each timeline that differs is one write guarded by its namespace's
-        version, read again if another writer moved it."""
+        2026-12-05 linked the memories of one time by id. Each timeline that differs is
+        one write guarded by its namespace's version, read again if another writer moved
+        it."""
         done: dict[str, int] = {}
         for ns in [r["ns"] for r in self.query("admin/namespaces")]:
             arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": ns})]

@@ -292,7 +292,7 @@ class NamespaceView(VectorSearch, OwnerRows):
             for item in stale:
                 arc.remove(item)
             if entity_id in now and record.t is not None:
-                insort(arc, arc_key(int(record.t), record.recorded_at, record.id))
+                insort(arc, arc_key(record.t, record.recorded_at, record.id))
             members = self._mentioned_by.setdefault(entity_id, set())
             (members.add if entity_id in now else members.discard)(record.id)
         record.mentions = now

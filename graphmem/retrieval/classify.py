@@ -163,7 +163,7 @@ def speaks_of_asker(question: str) -> bool:
     >>> speaks_of_asker("Which mouse should I buy?"), speaks_of_asker("Is Ana from the US?")
     (True, False)
     """
-    return _FIRST_PERSON.search(question.replace("\u2019", "'")) is not None
+    return _FIRST_PERSON.search(question) is not None
 
 
 def classify_query(text: str) -> QueryClass:

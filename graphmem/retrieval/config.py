@@ -251,8 +251,8 @@ def weights_for(config: RecallConfig, query_class: QueryClass | None = None,
     (`config.route`) and the question's route ``features`` (`route.route_features`), a
     question the gate fires on takes its share of the gate's target (`route_target`; see
     `may_route`). A question in the first person (`QueryClass.about_asker`) then gives
-    profile's weight to `config.asker_profile`, if that channel runs. The similarity term (`SIMILARITY`) is in the result only when its
-    weight is above 0. A channel may come out at 0: the pipeline need not run it. If
+    profile's weight to `config.asker_profile`, if that channel runs. The similarity
+    term (`SIMILARITY`) is in the result only when its weight is above 0. A channel may come out at 0: the pipeline need not run it. If
     every enabled channel comes out at 0 for a kind, `config.weights` is used instead so
     that a query is never left with no ranking.
     """
