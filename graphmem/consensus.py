@@ -14,7 +14,8 @@ import json
 import uuid
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from itertools import count
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -64,6 +65,15 @@ def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:20]}"
 
 
+def deposit_ids(prefix: str) -> Iterator[str]:
+    """New ids for one deposit's memories that ascend in the order they are handed out
+    (a random stem, then a count): where the deposit's statements tie on a timeline
+    (one time, one moment of recording), `view.arc_key` orders them by id, which is then
+    the order they were written in."""
+    stem = uuid.uuid4().hex[:18]
+    return (f"{prefix}-{stem}{n:06x}" for n in count())
+
+
 def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
                  view: NamespaceView, *, judge: Judge, canonical: Canonicaliser,
                  meanings: Sequence[Any] | None = None,
@@ -83,6 +93,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
     if supersession is not None and words is None:
         raise ValueError("the supersession detector needs the BM25 index of the wordings")
     plan = Plan(deposit_id=new_id("d"))
+    memory_ids = deposit_ids("m")
     pending: dict[str, _Pending] = {}
     contradicts: list[list[str]] = []
     supersede: list[dict] = []
@@ -95,7 +106,7 @@ def plan_deposit(deposit: Deposit, atoms: Sequence[str], vectors: np.ndarray,
             _match_atom(atom, vector, view, pending, judge, config, context) if merge
             else (None, 0.0, [], ""))
         if target is None:
-            mid = new_id("m")
+            mid = next(memory_ids)
             pending[mid] = _Pending(mid, atom, [atom], [deposit.agent], vector, True,
                                     **_when(meaning, deposit_t))
             if salience is not None:

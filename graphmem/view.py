@@ -40,7 +40,8 @@ def arc_key(t: int, recorded_at: int | None, memory_id: str) -> tuple[int, int, 
     """Where a memory stands on a timeline (an entity's StoryArc): by its time, then by
     when it was recorded, then by id. The turns of one session, dated by the session
     alone, stand in the order they were told; the statements of one deposit, recorded
-    together, by id. `memory/timeline.cypher` orders a stored arc the same way."""
+    together, by id, which a deposit hands out in the order it writes them
+    (`consensus.deposit_ids`). `memory/timeline.cypher` orders a stored arc the same way."""
     return (int(t), int(recorded_at or 0), memory_id)
 
 

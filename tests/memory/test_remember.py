@@ -190,6 +190,29 @@ def test_the_memories_of_one_time_are_linked_in_the_order_they_were_told(embedde
     assert [mid for _, _, mid in view.arc(entity)] == order
 
 
+def test_the_statements_of_one_deposit_are_linked_in_the_order_they_were_written(
+        embedded_graph):
+    """One deposit's statements share its time and its moment of recording: NEXT links
+    them in the order the deposit wrote them (six statements: by random ids, one order
+    in 720), and the view's timeline agrees."""
+    g, ns = embedded_graph, f"deposit-{uuid.uuid4().hex[:8]}"
+    result = g.remember("ana", " ".join(DEEDS[:6]), at="2024-03-05T10:00", ns=ns)
+    assert [a.action for a in result.atoms] == ["created"] * 6
+    arc, order, links = _chain(g, ns)
+    assert order == [a.memory_id for a in result.atoms]
+    assert links == sorted(zip(order, order[1:]))
+    view = g._views.synced(ns)
+    assert [mid for _, _, mid in view.arc(arc.removeprefix("arc:"))] == order
+
+
+def test_a_deposits_ids_ascend_in_the_order_they_are_handed_out():
+    first, second = consensus.deposit_ids("m"), consensus.deposit_ids("m")
+    ids = [next(first) for _ in range(300)]
+    assert ids == sorted(ids) and len(set(ids)) == 300
+    assert all(len(i) == len(ids[0]) for i in ids)
+    assert next(second)[:-6] != ids[0][:-6]  # each deposit its own stem
+
+
 def test_relink_sets_a_damaged_timeline_to_its_order_and_nothing_else(mem):
     """A store written before the fix holds stale skip edges: `relink_timelines` removes
     them, restores a missing link, moves the version once, and then has nothing to do."""
