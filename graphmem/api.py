@@ -30,6 +30,7 @@ from graphmem.retrieval.pipeline import Amplification, recall_fused
 from graphmem.retrieval.query import parse_query
 from graphmem.settings import StoreSettings
 from graphmem.store import Store, open_store
+from graphmem.store.upgrades import pending_upgrades, warn_pending
 from graphmem.security import operation
 from graphmem.text.nlp import Parser
 from graphmem.trust.admin import TrustAdmin
@@ -128,8 +129,9 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         store = open_store(config)
         try:
             store.ensure_schema()
-            problems = check_store(store, queries_for(store.capabilities.backend)) \
-                if check else []
+            queries = queries_for(store.capabilities.backend)
+            warn_pending(pending_upgrades(store, queries), store.uri)
+            problems = check_store(store, queries) if check else []
         except BaseException:
             store.close()
             raise

@@ -17,6 +17,7 @@ from graphmem.integrity import check_store, settle
 from graphmem.lifecycle.curation import Curator
 from graphmem.querying import Querying
 from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.store.upgrades import mark_done, pending_upgrades
 from graphmem.errors import ConfigError
 from graphmem.views import Views, now_ms
 from graphmem.writer import Writer
@@ -101,7 +102,8 @@ class Upkeep(Querying):
         memories on one timeline (the write cut an edge it was adding); releases before
         2026-12-05 linked the memories of one time by id. Each timeline that differs is
         one write guarded by its namespace's version, read again if another writer moved
-        it."""
+        it. Done, it records the store's `relink_timelines` upgrade as done
+        (`graphmem.store.upgrades`)."""
         done: dict[str, int] = {}
         for ns in [r["ns"] for r in self.query("admin/namespaces")]:
             arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": ns})]
@@ -110,6 +112,8 @@ class Upkeep(Querying):
                 done[ns] += self._relink(ns, arc, check=check)
                 if progress:
                     progress(ns, read)
+        if not check:
+            mark_done(self._store, self._queries, "relink_timelines")
         return done
 
     def _relink(self, ns: str, arc: str, *, check: bool = False) -> int:
@@ -147,6 +151,10 @@ class Upkeep(Querying):
         version journal disagree (empty when the store is whole)."""
         return [str(p) for p in check_store(self._store, self._queries)]
 
+    def upgrades_pending(self) -> list[str]:
+        """The commands still due after an upgrade, each with why (empty when none)."""
+        return [str(u) for u in pending_upgrades(self._store, self._queries, settle=False)]
+
     def settle(self) -> list[str]:
         """After a damaged log: accept what the graph holds as each namespace's history
         (the longest prefix that replays consistently) and say what was lost. Run by
@@ -154,7 +162,8 @@ class Upkeep(Querying):
         return settle(self._store, check_store(self._store, self._queries))
 
     def status(self) -> dict[str, Any]:
-        """Backend, URI, node counts by label, edge counts by type, schema version."""
+        """Backend, URI, node counts by label, edge counts by type, schema version, and
+        the commands still due after an upgrade (`graphmem.store.upgrades`)."""
         caps = self._store.capabilities
         return {
             "backend": caps.backend,
@@ -162,6 +171,7 @@ class Upkeep(Querying):
             "uri": self._store.uri,
             "schema_version": len(self._store.schema_steps()),
             "schema_version_expected": SCHEMA_VERSION,
+            "upgrades_pending": self.upgrades_pending(),
             "nodes": {r["label"]: r["count"] for r in self.query("admin/label_counts")},
             "edges": {r["type"]: r["count"] for r in self.query("admin/relationship_counts")},
         }

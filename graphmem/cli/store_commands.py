@@ -44,6 +44,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"uri:            {info['uri']}")
     click.echo(f"schema version: {info['schema_version']} (this release: "
                f"{info['schema_version_expected']})")
+    for upgrade in info["upgrades_pending"]:
+        click.echo(f"after the upgrade: {upgrade}")
     print_table([{"label": k, "nodes": v} for k, v in info["nodes"].items()] or
                 [{"label": "(none)", "nodes": 0}])
     print_table([{"type": k, "edges": v} for k, v in info["edges"].items()] or
@@ -112,12 +114,16 @@ def repair(ctx: click.Context, data_dir: Path | None) -> None:
 @click.pass_context
 def check(ctx: click.Context) -> None:
     """Check that the store is whole: every namespace's version agrees with its memories,
-    its log and the version journal (what opening a store checks). Exit 1 if not."""
+    its log and the version journal (what opening a store checks). Exit 1 if not. Also
+    names the commands still due after an upgrade (they do not make it fail)."""
     obj = ctx.find_root().obj
     with MemoryGraph.open(uri=obj["uri"], data_dir=obj["data_dir"], check=False) as g:
         problems = g.check()
+        upgrades = g.upgrades_pending()
     for problem in problems:
         click.echo(problem)
+    for upgrade in upgrades:
+        click.echo(f"after the upgrade: {upgrade}")
     if problems:
         click.echo("the store is damaged: run `graphmem repair` (embedded store) with every "
                    "process using it closed", err=True)

@@ -14,6 +14,7 @@ def mem(backend, embedder):
     """A consensus MemoryGraph on each backend, empty."""
     g = MemoryGraph.open(**backend, embedder=embedder)
     if "uri" in backend:  # a shared server: start from an empty graph
-        g.cypher("MATCH (n) WHERE NOT n:GraphmemSchema DETACH DELETE n", write=True)
+        g.cypher("MATCH (n) WHERE NOT n:GraphmemSchema AND NOT n:GraphmemUpgrade "
+                 "DETACH DELETE n", write=True)
     yield g
     g.close()

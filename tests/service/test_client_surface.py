@@ -9,7 +9,7 @@ from graphmem.service.client import AsyncClient, Client
 
 #: in-process only: they need the handle itself (its store, its model, its tracer)
 IN_PROCESS_ONLY = {"open", "locked", "embedder", "backend", "tracer", "reembed", "attempt",
-                   "check", "settle", "reclaim", "relink_timelines",
+                   "check", "settle", "reclaim", "relink_timelines", "upgrades_pending",
                    # opens another store (or takes a MemoryGraph) in this process
                    "federate"}
 

@@ -151,3 +151,48 @@ def test_relink_removes_a_stale_timeline_edge(tmp_path, embedder):
         links = g.cypher("MATCH (x)-[:NEXT {arc: 'arc:person:ben'}]->(y) "
                          "RETURN x.id AS a, y.id AS b")
     assert sorted((r["a"], r["b"]) for r in links) == sorted(zip(ids, ids[1:]))
+
+
+RELINK_DUE = "after the upgrade: run `graphmem relink` once"
+
+
+def test_a_store_whose_timelines_an_older_release_linked_asks_for_relink_until_done(
+        tmp_path, embedder, caplog):
+    """A new store records the relink as done when it opens (it holds no timeline yet);
+    one of an older release (timelines, no record) says at every open, in `status` and
+    in `check` that relink is due, until relink has run (not its --check)."""
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.remember("ana", "Ben repaired the blue bicycle.", at="2024-03-01T10:00")
+        g.remember("ana", "Ben painted the old mill.", at="2024-03-02T10:00")
+        assert g.upgrades_pending() == []
+        g.cypher("MATCH (u:GraphmemUpgrade) DELETE u", write=True)  # as an older release
+    with caplog.at_level("WARNING", logger="graphmem.store.upgrades"):
+        with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+            assert [str(u) for u in g.upgrades_pending()][0].startswith("run `graphmem relink`")
+            g.relink_timelines(check=True)
+            assert len(g.upgrades_pending()) == 1  # a count is not a relink
+    assert "needs an upgrade: run `graphmem relink` once" in caplog.text
+    status = graphmem("--data-dir", str(data), "status")
+    assert status.returncode == 0 and RELINK_DUE in status.stdout, status.stderr
+    check = graphmem("--data-dir", str(data), "check")
+    assert check.returncode == 0 and RELINK_DUE in check.stdout, check.stderr
+    assert "the store is whole" in check.stdout
+    assert graphmem("--data-dir", str(data), "relink").returncode == 0
+    status = graphmem("--data-dir", str(data), "status", "--json")
+    assert status.returncode == 0 and '"upgrades_pending": []' in status.stdout, status.stderr
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="graphmem.store.upgrades"):
+        MemoryGraph.open(data_dir=data, embedder=embedder).close()
+    assert "needs an upgrade" not in caplog.text
+
+
+def test_an_older_store_without_timelines_owes_no_relink(tmp_path, embedder):
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.cypher("MATCH (u:GraphmemUpgrade) DELETE u", write=True)
+        g.cypher("CREATE (:Memory {ns: 'default', id: 'm1', text: 'a note'})", write=True)
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        assert g.upgrades_pending() == []
+        done = g.cypher("MATCH (u:GraphmemUpgrade) RETURN u.name AS name")
+    assert [r["name"] for r in done] == ["relink_timelines"]

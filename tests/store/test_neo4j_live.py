@@ -25,7 +25,7 @@ def store(neo4j_server):
     s = Neo4jStore(parse_uri(neo4j_server["uri"]), neo4j_server["user"],
                    neo4j_server["password"])
     s.ensure_schema()
-    s.write("MATCH (n) WHERE NOT n:GraphmemSchema DETACH DELETE n")
+    s.write("MATCH (n) WHERE NOT n:GraphmemSchema AND NOT n:GraphmemUpgrade DETACH DELETE n")
     yield s
     s.close()
 
