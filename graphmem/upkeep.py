@@ -92,7 +92,7 @@ class Upkeep(Querying):
         return done
 
     @one_at_a_time
-    def relink_timelines(self, *, check: bool = False,
+    def relink_timelines(self, *, check: bool = False, ns: str | None = None,
                          progress: Callable[[str, int], None] | None = None
                          ) -> dict[str, int]:
         """Set every StoryArc timeline's NEXT edges to its memories' order (time, then
@@ -102,17 +102,17 @@ class Upkeep(Querying):
         memories on one timeline (the write cut an edge it was adding); releases before
         2026-12-05 linked the memories of one time by id. Each timeline that differs is
         one write guarded by its namespace's version, read again if another writer moved
-        it. Done, it records the store's `relink_timelines` upgrade as done
-        (`graphmem.store.upgrades`)."""
+        it. With ``ns``, that namespace alone. Done for every namespace, it records the
+        store's `relink_timelines` upgrade as done (`graphmem.store.upgrades`)."""
         done: dict[str, int] = {}
-        for ns in [r["ns"] for r in self.query("admin/namespaces")]:
-            arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": ns})]
-            done[ns] = 0
+        for name in [ns] if ns else [r["ns"] for r in self.query("admin/namespaces")]:
+            arcs = [r["arc"] for r in self.query("memory/timeline_ids", {"ns": name})]
+            done[name] = 0
             for read, arc in enumerate(arcs, 1):
-                done[ns] += self._relink(ns, arc, check=check)
+                done[name] += self._relink(name, arc, check=check)
                 if progress:
-                    progress(ns, read)
-        if not check:
+                    progress(name, read)
+        if not check and ns is None:
             mark_done(self._store, self._queries, "relink_timelines")
         return done
 

@@ -73,7 +73,10 @@ def restore_rows(graph, ns: str, rows: list[dict[str, Any]], *, where: str = "du
 
     The restored namespace gets a new epoch: its version goes back to the dump's, and a
     view another process built of the namespace before (same name, later version) would
-    otherwise be taken as ahead of it, and keep what the restore removed."""
+    otherwise be taken as ahead of it, and keep what the restore removed. Its timelines
+    are then linked in this release's order (`relink_timelines`): a dump of this release
+    is left exactly as it was, one of an older release gets the NEXT edges it would have
+    had."""
     nodes: dict[str, list[dict]] = defaultdict(list)
     edges: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
@@ -99,4 +102,8 @@ def restore_rows(graph, ns: str, rows: list[dict[str, Any]], *, where: str = "du
             graph.query(f"worlds/load_edges/{kind}", {"ns": ns, "rows": items[lo:lo + BATCH]},
                         write=True)
         restored += len(items)
+    if edges.get("NEXT"):
+        # a dump of an older release links its timelines in that release's order; the
+        # view orders them by `view.arc_key`, so new memories would be spliced amiss
+        graph.relink_timelines(ns=ns)
     return restored

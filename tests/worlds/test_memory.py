@@ -10,7 +10,7 @@ from graphmem.errors import InvalidInput
 from graphmem.worlds.actions import Action
 from graphmem.worlds.memory import WorldMemory, graph_design
 from graphmem.worlds.model import Entity, WorldMap, WorldState
-from graphmem.worlds.snapshot import dump_namespace, restore_namespace
+from graphmem.worlds.snapshot import dump_namespace, dump_rows, restore_namespace, restore_rows
 
 
 def two_people() -> WorldState:
@@ -120,6 +120,33 @@ def test_a_restore_is_seen_by_a_handle_that_read_the_namespace_after_the_dump(
         # and a process that opens the store later does not start from b's saved view
     with MemoryGraph.open(data_dir=data, embedder=embedder) as c:
         assert len(c.recall("ana", "What did Ana buy?", ns="w")) == 1
+
+
+def test_a_dump_whose_timeline_an_older_release_linked_is_restored_in_order(embedded_graph):
+    """A checkpoint of an older release links the memories of one time in another order:
+    the restore links them as this release's view orders them, and a dump of this
+    release is restored as it was."""
+    g = embedded_graph
+    g.remember("ana", "Ben repaired the blue bicycle. Ben sold three letters at the market. "
+               "Ben painted the old mill.", at="2024-03-05T10:00", ns="w")
+    arc = g.cypher("MATCH (a:StoryArc {ns: 'w'})-[:INCLUDES]->(:Memory) "
+                   "RETURN a.id AS id, count(*) AS n ORDER BY n DESC LIMIT 1")[0]["id"]
+
+    def links() -> list[tuple[str, str]]:
+        return sorted((r["a"], r["b"]) for r in g.cypher(
+            "MATCH (x:Memory {ns: 'w'})-[:NEXT {arc: $arc}]->(y:Memory) "
+            "RETURN x.id AS a, y.id AS b", {"arc": arc}))
+
+    ordered = links()
+    assert len(ordered) == 2
+    rows = list(dump_rows(g, "w"))
+    restore_rows(g, "w", rows)
+    assert links() == ordered
+    older = [r for r in rows if r.get("edge") != "NEXT" or r["props"].get("arc") != arc]
+    older += [{"edge": "NEXT", "from_id": b, "to_id": a, "props": {"arc": arc}}
+              for a, b in ordered]  # the same members, linked the other way round
+    restore_rows(g, "w", older)
+    assert links() == ordered
 
 
 def test_unknown_design_is_refused():
