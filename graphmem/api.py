@@ -130,8 +130,9 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
         try:
             store.ensure_schema()
             queries = queries_for(store.capabilities.backend)
-            warn_pending(pending_upgrades(store, queries), store.uri)
             problems = check_store(store, queries) if check else []
+            if not problems:  # a damaged store is refused before anything is written to it
+                warn_pending(pending_upgrades(store, queries), store.uri)
         except BaseException:
             store.close()
             raise
