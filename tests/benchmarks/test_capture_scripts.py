@@ -177,6 +177,44 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
 
 
 
+def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypatch):
+    """`cv_fitted.ascend`: a poor table climbed on the training folds' objective scores
+    better there, changes only the kinds and channels it is given, and, guarded, lowers
+    no dataset's mean there."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import cv_fitted
+    from graphmem.evaluation.crossval import objective
+    from graphmem.evaluation.knobs import Setting
+
+    units = [pickle.loads(p.read_bytes())
+             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
+    scorer = cv_fitted.Scorer(units)
+    train = scorer.folds != "conv-26"
+    shipped = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED], train, (10,))
+    # a poor start, every kind weighing the "said" channel alone: there is room to climb
+    shipped = shipped.model_copy(update={"kind_weights": {
+        kind: {c: float(c == "said") for c in table}
+        for kind, table in shipped.kind_weights.items()}})
+
+    def means(config):
+        scores = scorer.setting(Setting(config))
+        return {d: scores[train & (scorer.datasets == d)].mean()
+                for d in set(scorer.datasets[train])}
+
+    kinds, channels = ("factual", "multi_hop"), ("bm25", "dense", "said")
+    for guarded in (False, True):
+        climbed = cv_fitted.ascend(scorer, shipped, train, channels, guarded=guarded,
+                                   kinds=kinds)
+        assert (objective(scorer.setting(Setting(climbed)), train, scorer.datasets)
+                > objective(scorer.setting(Setting(shipped)), train, scorer.datasets))
+        for kind, table in climbed.kind_weights.items():
+            before = shipped.kind_weights[kind]
+            changed = {c for c in set(table) | set(before) if table.get(c) != before.get(c)}
+            assert not changed or (kind in kinds and changed <= set(channels)), (kind, changed)
+        if guarded:
+            assert all(means(climbed)[d] >= m - 1e-9 for d, m in means(shipped).items())
+
+
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
     out = tmp_path / "protocol.json"
     scripts.run("cv_protocol.py", *protocol_args, "--out", str(out), cwd=tmp_path)
