@@ -23,13 +23,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from cv_report import BASELINES, Scorer, fit_fusion, metric_name, weight_tables
-from graphmem.evaluation.captured import route_features_of
-from graphmem.evaluation.crossval import fold_table, objective, verdict
+from fit_steps import ascend, best_on, fit_route, shift_to_deposit, shift_with_gate
+from graphmem.evaluation.crossval import fold_table, verdict
 from graphmem.evaluation.knobs import RRF_K_GRID, Setting
-from graphmem.evaluation.route_fit import ALWAYS, fit_gate, route_examples
 from graphmem.retrieval.classify import QueryKind
-from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, may_route, weights_for
-from graphmem.retrieval.route import RouteGate
+from graphmem.retrieval.config import HYBRID, SIMILARITY, RecallConfig, weights_for
 
 #: channels added after the first fit: second-hop search (hop, hop_dense), WordNet
 #: category members (kinds), dense over whole deposits (deposit), one hit per day (spread)
@@ -309,138 +307,6 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
                         tuple(c for c in channels if c != config.asker_profile),
                         guarded=variant.ascent_guarded, kinds=variant.ascent_kinds)
     return config
-
-
-#: what one step of `ascend` tries for a weight w > 0 (as multiples of w), and at 0
-ASCENT_FACTORS = (0.0, 0.5, 2.0)
-ASCENT_FROM_ZERO = 0.25
-
-
-def ascend(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-           channels: tuple[str, ...], *, guarded: bool = False,
-           kinds: tuple[str, ...] = ()) -> RecallConfig:
-    """One pass of coordinate ascent on the objective over ``train``: for each kind and
-    each of ``channels`` in turn, the weight halved, doubled or set to 0 (at 0: set to
-    `ASCENT_FROM_ZERO`), kept only if it scores better than the table before it (and,
-    ``guarded``, lowers no dataset's mean over ``train``); only ``kinds``' tables if given."""
-    choose = best_guarded if guarded else best_on
-    for kind in sorted(config.kind_weights):
-        if kinds and kind not in kinds:
-            continue
-        for channel in channels:
-            weight = config.kind_weights[kind].get(channel, 0.0)
-            options = ([round(f * weight, 3) for f in ASCENT_FACTORS] if weight > 0
-                       else [ASCENT_FROM_ZERO])
-            config = choose(scorer, train, [config, *(
-                config.model_copy(update={"kind_weights": {
-                    **config.kind_weights,
-                    kind: {**config.kind_weights[kind], channel: value}}})
-                for value in options if value != weight)])
-    return config
-
-
-def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-                     shifts: tuple[float, ...], kinds: tuple[str, ...] = ()) -> RecallConfig:
-    """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
-    its dense weight moved to deposit that scores best on ``train`` (of ``shifts``; the
-    first wins ties)."""
-    for kind in sorted(config.kind_weights):
-        if kinds and kind not in kinds:
-            continue
-        config = best_on(scorer, train, [dense_moved(config, kind, share) for share in shifts])
-    return config
-
-
-def dense_moved(config: RecallConfig, kind, share: float) -> RecallConfig:
-    """``config`` with ``share`` of ``kind``'s dense weight moved to deposit."""
-    table = dict(config.kind_weights[kind])
-    moved = share * table.get("dense", 0.0)
-    table["dense"] = round(table.get("dense", 0.0) - moved, 3)
-    table["deposit"] = round(table.get("deposit", 0.0) + moved, 3)
-    return config.model_copy(update={"kind_weights": {**config.kind_weights, kind: table}})
-
-
-def shift_with_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-                    shifts: tuple[float, ...], kinds: tuple[str, ...],
-                    features: tuple[str, ...], shares: tuple[float, ...],
-                    per_share: bool = False) -> RecallConfig:
-    """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
-    its dense weight moved to deposit chosen together with the route gate: for every
-    shift a gate fitted on the moved tables (`fit_route`: its share, or no gate, chosen
-    there), then the shift whose pair scores best on ``train`` (the first wins ties).
-    The gate is fitted on the tables it will route to, not on tables the shift
-    replaces afterwards."""
-    for kind in sorted(config.kind_weights):
-        if kinds and kind not in kinds:
-            continue
-        config = best_on(scorer, train, [
-            fit_route(scorer, dense_moved(config.model_copy(update={"route": None}), kind,
-                                          share), train, features, shares, per_share)
-            for share in shifts])
-    return config
-
-
-def best_on(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig]) -> RecallConfig:
-    """The config of ``configs`` with the best objective on ``train`` (the first wins
-    ties)."""
-    values = [objective(scorer.setting(Setting(c)), train, scorer.datasets) for c in configs]
-    best = 0
-    for i, value in enumerate(values):
-        if value > values[best] + 1e-9:
-            best = i
-    return configs[best]
-
-
-def best_guarded(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig]
-                 ) -> RecallConfig:
-    """Of ``configs``, the one with the best objective on ``train`` among those that
-    lower no dataset's mean there against the first (which wins ties)."""
-    def means(config: RecallConfig) -> dict[str, float]:
-        scores = scorer.setting(Setting(config))
-        return {d: float(scores[train & (scorer.datasets == d)].mean())
-                for d in np.unique(scorer.datasets[train])}
-    first = means(configs[0])
-    best, best_value = configs[0], objective(scorer.setting(Setting(configs[0])), train,
-                                             scorer.datasets)
-    for config in configs[1:]:
-        each = means(config)
-        value = objective(scorer.setting(Setting(config)), train, scorer.datasets)
-        if value > best_value + 1e-9 and all(each[d] >= first[d] - 1e-9 for d in first):
-            best, best_value = config, value
-    return best
-
-
-def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-              features: tuple[str, ...], shares: tuple[float, ...],
-              per_share: bool = False) -> RecallConfig:
-    """``config`` with a route gate fitted on ``train`` (`fitted_gate`), its share chosen
-    on ``train`` from ``shares``, against no gate (which wins ties). ``per_share``: a
-    gate fitted for each share (its labels replayed at that share), else one gate fitted
-    at the full target weights, given each share in turn."""
-    if per_share:
-        gates = [fitted_gate(scorer, config, train, features, share) for share in shares]
-    else:
-        gate = fitted_gate(scorer, config, train, features, 1.0)
-        gates = [gate.model_copy(update={"share": share}) for share in shares]
-    return best_on(scorer, train, [config, *(config.model_copy(update={"route": g})
-                                             for g in gates)])
-
-
-def fitted_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-                features: tuple[str, ...], share: float) -> RouteGate:
-    """A route gate (`route_fit.fit_gate`) fitted on ``train``: labels from replaying
-    each eligible question under its kind's weights and routed at ``share``."""
-    with_all = config.model_copy(update={"route": ALWAYS.model_copy(update={"share": share})})
-    kind_scores = scorer.setting(Setting(config))
-    target_scores = scorer.setting(Setting(with_all))
-    classes = [q.captured.query_class() for _, q in scorer.questions]
-    eligible = train & np.array([may_route(with_all, c) for c in classes])
-    mask, y, weight = route_examples(kind_scores, target_scores, scorer.datasets,
-                                     eligible, train)
-    x = np.array([list(route_features_of(q.captured, with_all, c, features).values())
-                  if e else [0.0] * len(features)
-                  for (_, q), c, e in zip(scorer.questions, classes, mask)])
-    return fit_gate(x[mask], y[mask], weight[mask], features, share=share)
 
 
 def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks

@@ -179,11 +179,12 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
 
 
 def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypatch):
-    """`cv_fitted.ascend`: a poor table climbed on the training folds' objective scores
+    """`fit_steps.ascend`: a poor table climbed on the training folds' objective scores
     better there, changes only the kinds and channels it is given, and, guarded, lowers
     no dataset's mean there."""
     monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
     import cv_fitted
+    import fit_steps
     from graphmem.evaluation.crossval import objective
     from graphmem.evaluation.knobs import Setting
 
@@ -204,7 +205,7 @@ def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypat
 
     kinds, channels = ("factual", "multi_hop"), ("bm25", "dense", "said")
     for guarded in (False, True):
-        climbed = cv_fitted.ascend(scorer, shipped, train, channels, guarded=guarded,
+        climbed = fit_steps.ascend(scorer, shipped, train, channels, guarded=guarded,
                                    kinds=kinds)
         assert (objective(scorer.setting(Setting(climbed)), train, scorer.datasets)
                 > objective(scorer.setting(Setting(shipped)), train, scorer.datasets))
