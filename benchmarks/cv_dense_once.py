@@ -58,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"dense depth after the cut: mean {np.mean(depths):.1f}, least {min(depths)}",
           file=sys.stderr)
     plain, cut_scorer = Scorer(raw), Scorer(cut)
-    reference, _ = nested_variant(plain, SHIPPED, FIT_VARIANTS[SHIPPED], (10,))
-    scores, _ = nested_variant(cut_scorer, f"{SHIPPED} (dense once per deposit)",
-                               FIT_VARIANTS[SHIPPED], (10,))
+    reference, _, _ = nested_variant(plain, SHIPPED, FIT_VARIANTS[SHIPPED], (10,))
+    scores, _, _ = nested_variant(cut_scorer, f"{SHIPPED} (dense once per deposit)",
+                                  FIT_VARIANTS[SHIPPED], (10,))
     before = fold_table(reference, plain.datasets, plain.folds)
     after = fold_table(scores, plain.datasets, plain.folds)
     result = verdict(after, before)

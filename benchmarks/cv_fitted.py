@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, replace
+from typing import Mapping
 
 import numpy as np
 
@@ -84,6 +85,10 @@ class FitVariant:
     # folds (the rule's own test, applied inside them)
     ascent_guarded: bool = False
     ascent_kinds: tuple[str, ...] = ()  # the kinds whose tables ascend (empty: every kind)
+    # "exact": the loss's minimum (`fusion_fit.fit_weights`); "adam": the loss descended
+    # 300 steps from the prior (the shipped procedure until the twenty-ninth session: the
+    # same tables to the third decimal, in several times the time)
+    solver: str = "exact"
 
 
 #: the route gate's feature sets: the nearest memory's cosine alone; with how dense and
@@ -235,6 +240,16 @@ FIT_VARIANTS["shipped + metric ascent (no dataset lowered)"] = replace(
 #: turns, where the pairwise loss is furthest from recall_all@10
 FIT_VARIANTS["shipped + metric ascent (multi-hop kind)"] = replace(
     FIT_VARIANTS[SHIPPED], ascent=1, ascent_kinds=("multi_hop",))
+#: the shipped procedure fitted by 300 Adam steps from the prior, as until the
+#: twenty-ninth session (the same score on every question as the exact minimum)
+FIT_VARIANTS["shipped (Adam fit)"] = replace(FIT_VARIANTS[SHIPPED], solver="adam")
+#: the channels whose own part fails when each is switched off in each fold's own tables
+#: (`run_fitted(attribute=True)`, twenty-ninth session), removed and the rest refitted
+FIT_VARIANTS["shipped without hop_dense"] = replace(
+    FIT_VARIANTS[SHIPPED], left_out=(*FIT_VARIANTS[SHIPPED].left_out, "hop_dense"))
+FIT_VARIANTS["shipped without the channels that do not earn their weight"] = replace(
+    FIT_VARIANTS[SHIPPED], left_out=(*FIT_VARIANTS[SHIPPED].left_out, "words", "speaker",
+                                     "said", "hop", "hop_dense", "kinds", "spread"))
 #: the constraints channel weighed of its own, for every question (twenty-fifth session)
 FIT_VARIANTS["shipped + constraints"] = replace(FIT_VARIANTS[SHIPPED], asker_profile=False)
 #: the same, the channel weighed only for recommendation questions (the preference kind's
@@ -275,7 +290,8 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
             scorer, base, train, focus=variant.focus, ks=variant.rrf_ks or ks,
             similarity=variant.similarity, l2=variant.l2, metric_focus=variant.metric_focus,
             any_focus=variant.any_focus,
-            kind_only={c: {QueryKind(k) for k in kinds} for c, kinds in variant.kind_only})
+            kind_only={c: {QueryKind(k) for k in kinds} for c, kinds in variant.kind_only},
+            solver=variant.solver)
     config = scorer.fits[key]
     if variant.secondary_shares:
         config = best_on(scorer, train, [config.model_copy(update={"secondary_share": share})
@@ -309,16 +325,23 @@ def fit_variant(scorer: Scorer, variant: FitVariant, train: np.ndarray, ks) -> R
     return config
 
 
-def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks
-                   ) -> tuple[np.ndarray, dict]:
-    """Per question, its score under ``variant`` fitted without its fold; the tables."""
+def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks,
+                   switched_off: Mapping[str, tuple[str, ...]] | None = None
+                   ) -> tuple[np.ndarray, dict, dict[str, np.ndarray]]:
+    """Per question, its score under ``variant`` fitted without its fold; the tables;
+    and, for each label of ``switched_off``, its score under the same fold's tables with
+    those channels' weights set to 0 (`channels_off`): paired, with no refit between."""
     out = np.zeros(len(scorer.datasets))
+    switched_off = switched_off or {}
+    off = {label: np.zeros(len(scorer.datasets)) for label in switched_off}
     tables = {}
     fittable = variant.fit_more | ~np.char.endswith(scorer.datasets.astype(str), "-d300")
     for fold in np.unique(scorer.folds):
         config = fit_variant(scorer, variant, fittable & (scorer.folds != fold), ks)
         held = scorer.folds == fold
         out[held] = scorer.setting(Setting(config))[held]
+        for label, channels in switched_off.items():
+            off[label][held] = scorer.setting(Setting(channels_off(config, channels)))[held]
         tables[str(fold)] = weight_tables(config)
         unmeasured = uncaptured_weighted(scorer, config, held)
         if unmeasured:
@@ -327,15 +350,60 @@ def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks
     every = fit_variant(scorer, variant, fittable, ks)
     tables["all folds"] = weight_tables(every)
     print(f"{name}, fitted on every fold: {weight_tables(every)}", file=sys.stderr)
-    return out, tables
+    return out, tables, off
+
+
+def _moved(scores: np.ndarray, other: np.ndarray, datasets: np.ndarray
+           ) -> dict[str, tuple[int, int]]:
+    """Per dataset, how many questions ``scores`` scores higher than ``other`` and how
+    many lower (paired: the same questions, the same tables but for what differs)."""
+    return {str(d): (int((scores[datasets == d] > other[datasets == d]).sum()),
+                     int((scores[datasets == d] < other[datasets == d]).sum()))
+            for d in sorted(np.unique(datasets))}
+
+
+def _verdict_row(result) -> dict:
+    return {"keep": result.keep, "gain": result.mean_gain, "worst": result.worst_change,
+            "reason": result.reason}
+
+
+def _said(result) -> str:
+    return (f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
+            f"{result.mean_gain:+.4f}; worst " + ", ".join(
+                f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
+
+
+def channels_off(config: RecallConfig, channels: tuple[str, ...]) -> RecallConfig:
+    """``config`` with ``channels`` weighted 0 in every table (the fallback, each kind's,
+    the route gate's), every other weight as fitted."""
+    def off(table):
+        return {c: (0.0 if c in channels else w) for c, w in dict(table).items()}
+
+    route = config.route
+    if route is not None and route.weights is not None:
+        route = route.model_copy(update={"weights": off(route.weights)})
+    return config.model_copy(update={
+        "weights": off(config.weights), "route": route,
+        "kind_weights": {kind: off(t) for kind, t in config.kind_weights.items()}})
+
+
+def added_channels(variant: FitVariant, against: FitVariant) -> tuple[str, ...]:
+    """The channels ``variant`` may weigh that ``against`` holds at 0."""
+    return tuple(c for c in against.left_out if c not in variant.left_out)
 
 
 def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
-               tolerate_mismatch: bool = False) -> dict:
+               tolerate_mismatch: bool = False, attribute: bool = False) -> dict:
     """Each variant (all of `FIT_VARIANTS` if ``variants`` is None) fitted without the
     fold it is scored on, judged by the rule against ``against``, with the shipped table
     and the baselines in the same run. Stops if the replay differs from live recall on
-    any question, unless ``tolerate_mismatch``."""
+    any question, unless ``tolerate_mismatch``.
+
+    A variant that weighs channels ``against`` holds at 0 is also scored with its own
+    tables and those channels at 0: what the channels give, told from what the refit
+    their column allows gives. ``attribute``: each channel ``against`` may weigh,
+    switched off in each fold's own tables and judged by the rule (the tables whole
+    against the tables without it)."""
     from cv_tables import category_table, dataset_table
 
     started = time.perf_counter()
@@ -346,9 +414,22 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
     if unknown:
         raise SystemExit(f"unknown variants {unknown}; known: {list(FIT_VARIANTS)}")
     systems, tables, verdicts = {}, {}, {}
+    switched_off: dict[str, np.ndarray] = {}  # a variant's own tables, its added channels off
+    each_off: dict[str, np.ndarray] = {}  # ``against``'s own tables, one channel off
     for name in names:
-        systems[f"graphmem {name} (nested)"], tables[name] = nested_variant(
-            scorer, name, FIT_VARIANTS[name], ks)
+        if name == against:
+            off_sets = {c: (c,) for c in HYBRID.channels
+                        if c not in FIT_VARIANTS[against].left_out} if attribute else {}
+        else:
+            added = added_channels(FIT_VARIANTS[name], FIT_VARIANTS[against])
+            off_sets = {"added": added} if added else {}
+        systems[f"graphmem {name} (nested)"], tables[name], off = nested_variant(
+            scorer, name, FIT_VARIANTS[name], ks, off_sets)
+        if name == against:
+            each_off = off
+        elif off:
+            switched_off[name] = off["added"]
+            systems[f"graphmem {name} (nested; {', '.join(added)} at 0)"] = off["added"]
         summary = fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
                              scorer.folds).summary()
         print(f"{name}: done in {time.perf_counter() - started:.0f} s; mean / worst fold: "
@@ -359,12 +440,32 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
     for name in names[1:]:
         result = verdict(fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
                                     scorer.folds), reference)
-        verdicts[name] = {"keep": result.keep, "gain": result.mean_gain,
-                          "worst": result.worst_change, "reason": result.reason}
-        print(f"- {name} against {against}: "
-              f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
-              f"{result.mean_gain:+.4f}; worst " + ", ".join(
-                  f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
+        verdicts[name] = _verdict_row(result)
+        print(f"- {name} against {against}: {_said(result)}")
+        if name in switched_off:  # what the channels give, apart from the refit they allow
+            off = fold_table(switched_off[name], scorer.datasets, scorer.folds)
+            own = verdict(fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
+                                     scorer.folds), off)
+            refit = verdict(off, reference)
+            verdicts[name].update(channels=added_channels(FIT_VARIANTS[name],
+                                                          FIT_VARIANTS[against]),
+                                  own=_verdict_row(own), refit=_verdict_row(refit))
+            moved = _moved(systems[f"graphmem {name} (nested)"], switched_off[name],
+                           scorer.datasets)
+            verdicts[name]["own"]["questions_up_down"] = moved
+            print(f"  - its own tables with {', '.join(verdicts[name]['channels'])} at 0, "
+                  f"against the variant (what the channels give): {_said(own)}; questions "
+                  "up / down with the channels: " + ", ".join(
+                      f"{d} {up} / {down}" for d, (up, down) in moved.items()))
+            print(f"  - the same against {against} (what the refit gives): {_said(refit)}")
+    attribution = {}
+    if each_off:
+        print(f"\nEach channel of {against}, switched off in each fold's own tables "
+              "(no refit), against those tables whole: keep = the channel earns its weight")
+        for channel, off in each_off.items():
+            result = verdict(reference, fold_table(off, scorer.datasets, scorer.folds))
+            attribution[channel] = _verdict_row(result)
+            print(f"- {channel}: {_said(result)}")
     systems["graphmem shipped table (fitted before, not nested)"] = scorer.setting(
         Setting(HYBRID))
     systems.update({name: scorer.baseline(name) for name in BASELINES})
@@ -378,7 +479,8 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
         print("\n" + text)
         out_tables["locomo_categories"] = figures
     return {"replay_mismatches": mismatches, "questions": len(scorer.questions),
-            "against": against, "verdicts": verdicts, "fitted_tables_per_fold": tables,
+            "against": against, "verdicts": verdicts, "attribution": attribution,
+            "fitted_tables_per_fold": tables,
             "scores": {"questions": [[q.dataset, q.fold, q.unit, i] for i, (_, q)
                                      in enumerate(scorer.questions)],
                        **{n: s.tolist() for n, s in systems.items()}},

@@ -190,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", help="with --fitted-only: the variant the others are "
                                           "judged against (default: the shipped procedure, "
                                           "cv_fitted.SHIPPED)")
+    parser.add_argument("--attribute", action="store_true",
+                        help="with --fitted-only: each channel the --against procedure may "
+                             "weigh, switched off in each fold's own tables (no refit), "
+                             "judged by the rule: whether it earns its weight")
     parser.add_argument("--tolerate-replay-mismatch", action="store_true",
                         help="report figures even where the replay differs from live recall "
                              "(captures made by older code); without it such a run stops")
@@ -211,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.fitted_only:
         ks = tuple(int(k) for k in args.rrf_k.split(",")) if args.rrf_k else RRF_K_GRID
         results = run_fitted(units, ks, args.variants.split(",") if args.variants else None,
-                             args.against or SHIPPED, args.tolerate_replay_mismatch)
+                             args.against or SHIPPED, args.tolerate_replay_mismatch,
+                             attribute=args.attribute)
     else:
         results = run_protocol(units, args.tolerate_replay_mismatch)
     if args.out:

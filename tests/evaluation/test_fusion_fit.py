@@ -154,3 +154,69 @@ def test_a_channel_fitted_for_one_kind_is_held_at_zero_in_every_other_table():
     assert asker.weights.get("constraints", 0.0) == 0.0
     assert all(t.get("constraints", 0.0) == 0.0 for t in asker.kind_weights.values())
     assert asker.weights["dense"] == 1.0
+
+
+def _with_a_column_ranking_the_relevant_last(examples, rng):
+    """``examples`` with one more channel that ranks every relevant candidate below
+    every irrelevant one: the loss's minimum holds it at 0."""
+    out = []
+    for x, y, weight in examples:
+        ranks = np.where(y, len(y), 1 + rng.integers(0, len(y) - 1, len(y)))
+        out.append((np.hstack([x, (60.0 / (60 + ranks))[:, None]]), y, weight))
+    return out
+
+
+def _with_a_random_channel(examples, rng):
+    return [(np.hstack([x, 60.0 / (60 + 1 + rng.permutation(len(y)))[:, None]]), y, weight)
+            for x, y, weight in examples]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([None, 1.0, -1.0]))
+def test_a_column_the_minimum_holds_at_zero_moves_no_other_weight(seed, focus):
+    """The exact fit: a channel that only hurts ends at 0 and leaves every other weight
+    where it was (the loss is convex, its minimum unique). Adam's 300 steps from the
+    prior need not: where they stop depends on the path the extra column bends."""
+    rng = np.random.default_rng(seed)
+    examples = _with_a_random_channel(_examples(rng, 40, 12), rng)
+    without = fit_weights(examples, 3, focus=focus, solver="exact")
+    with_it = fit_weights(_with_a_column_ranking_the_relevant_last(examples, rng), 4,
+                          focus=focus, solver="exact")
+    assert with_it[3] == 0.0
+    assert np.allclose(with_it[:3], without, atol=1e-6), (with_it, without)
+
+
+def test_the_exact_fit_is_where_adam_goes_on_an_easy_problem():
+    examples = _examples(np.random.default_rng(1))
+    assert np.allclose(fit_weights(examples, 2, solver="exact"), fit_weights(examples, 2),
+                       atol=1e-3)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_the_gradient_the_fit_follows_is_its_loss_s(seed):
+    """`fusion_fit._loss`: its gradient (the one Adam steps along) against central
+    differences of its value, with each kind of focus."""
+    from graphmem.evaluation import fusion_fit
+
+    rng = np.random.default_rng(seed)
+    examples = _with_a_random_channel(_examples(rng, 20, 10), rng)
+    for _, y, _ in examples[::3]:  # some questions with more than one relevant memory
+        y[rng.integers(len(y))] = True
+    for focus in (None, 1.0, -1.0, [None if i % 2 else 0.5 for i in range(len(examples))]):
+        d, pw, group, group_q, per_group, kept = fusion_fit._pairs(examples, 3)
+        tau = fusion_fit._temperatures(focus, kept)
+        args = (d, pw, group, group_q, per_group, tau, np.ones(3), 0.01)
+        w = rng.random(3)
+        _, grad = fusion_fit._loss(w, *args)
+        step = 1e-6
+        numeric = [(fusion_fit._loss(w + e, *args)[0] - fusion_fit._loss(w - e, *args)[0])
+                   / (2 * step) for e in np.eye(3) * step]
+        assert np.allclose(grad, numeric, atol=1e-6), (focus, grad, numeric)
+
+
+def test_an_unknown_solver_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="solver must be 'adam' or 'exact'"):
+        fit_weights(_examples(np.random.default_rng(0), 5, 5), 2, solver="newton")
