@@ -129,7 +129,8 @@ def test_the_gate_runs_its_channels_before_the_route_is_known():
         c: w for c, w in weights_for(config, temporal).items() if c not in ("deposit", "dense")}
 
 
-@pytest.mark.parametrize("nearest, fires", [(0.2, True), (0.3, True), (0.45, False), (0.9, False)])
+@pytest.mark.parametrize("nearest, fires", [(0.2, True), (0.25, True), (0.3, False), (0.45, False),
+                                           (0.9, False)])
 def test_the_shipped_gate_routes_a_question_no_memory_is_near(nearest, fires):
     assert HYBRID.route is not None and HYBRID.route.fires({"nearest": nearest}) is fires
     assert HYBRID.route.target == QueryKind.PREFERENCE and 0 < HYBRID.route.share <= 1
