@@ -24,6 +24,8 @@ from typing import Mapping
 import numpy as np
 
 from cv_report import BASELINES, Scorer, fit_fusion, metric_name, weight_tables
+from cv_attribution import (attribute_each, channels_off, said, told_apart,
+                            verdict_row)
 from fit_steps import ascend, best_on, fit_route, shift_to_deposit, shift_with_gate
 from graphmem.evaluation.crossval import fold_table, verdict
 from graphmem.evaluation.knobs import RRF_K_GRID, Setting
@@ -357,40 +359,6 @@ def nested_variant(scorer: Scorer, name: str, variant: FitVariant, ks,
     return out, tables, off
 
 
-def _moved(scores: np.ndarray, other: np.ndarray, datasets: np.ndarray
-           ) -> dict[str, tuple[int, int]]:
-    """Per dataset, how many questions ``scores`` scores higher than ``other`` and how
-    many lower (paired: the same questions, the same tables but for what differs)."""
-    return {str(d): (int((scores[datasets == d] > other[datasets == d]).sum()),
-                     int((scores[datasets == d] < other[datasets == d]).sum()))
-            for d in sorted(np.unique(datasets))}
-
-
-def _verdict_row(result) -> dict:
-    return {"keep": result.keep, "gain": result.mean_gain, "worst": result.worst_change,
-            "reason": result.reason}
-
-
-def _said(result) -> str:
-    return (f"{'keep' if result.keep else 'remove'} ({result.reason}; mean "
-            f"{result.mean_gain:+.4f}; worst " + ", ".join(
-                f"{d} {c:+.3f}" for d, c in result.worst_change.items()) + ")")
-
-
-def channels_off(config: RecallConfig, channels: tuple[str, ...]) -> RecallConfig:
-    """``config`` with ``channels`` weighted 0 in every table (the fallback, each kind's,
-    the route gate's), every other weight as fitted."""
-    def off(table):
-        return {c: (0.0 if c in channels else w) for c, w in dict(table).items()}
-
-    route = config.route
-    if route is not None and route.weights is not None:
-        route = route.model_copy(update={"weights": off(route.weights)})
-    return config.model_copy(update={
-        "weights": off(config.weights), "route": route,
-        "kind_weights": {kind: off(t) for kind, t in config.kind_weights.items()}})
-
-
 def added_channels(variant: FitVariant, against: FitVariant) -> tuple[str, ...]:
     """The channels ``variant`` may weigh that ``against`` holds at 0."""
     return tuple(c for c in against.left_out if c not in variant.left_out)
@@ -444,32 +412,13 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
     for name in names[1:]:
         result = verdict(fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
                                     scorer.folds), reference)
-        verdicts[name] = _verdict_row(result)
-        print(f"- {name} against {against}: {_said(result)}")
+        verdicts[name] = verdict_row(result)
+        print(f"- {name} against {against}: {said(result)}")
         if name in switched_off:  # what the channels give, apart from the refit they allow
-            off = fold_table(switched_off[name], scorer.datasets, scorer.folds)
-            own = verdict(fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
-                                     scorer.folds), off)
-            refit = verdict(off, reference)
-            verdicts[name].update(channels=added_channels(FIT_VARIANTS[name],
-                                                          FIT_VARIANTS[against]),
-                                  own=_verdict_row(own), refit=_verdict_row(refit))
-            moved = _moved(systems[f"graphmem {name} (nested)"], switched_off[name],
-                           scorer.datasets)
-            verdicts[name]["own"]["questions_up_down"] = moved
-            print(f"  - its own tables with {', '.join(verdicts[name]['channels'])} at 0, "
-                  f"against the variant (what the channels give): {_said(own)}; questions "
-                  "up / down with the channels: " + ", ".join(
-                      f"{d} {up} / {down}" for d, (up, down) in moved.items()))
-            print(f"  - the same against {against} (what the refit gives): {_said(refit)}")
-    attribution = {}
-    if each_off:
-        print(f"\nEach channel of {against}, switched off in each fold's own tables "
-              "(no refit), against those tables whole: keep = the channel earns its weight")
-        for channel, off in each_off.items():
-            result = verdict(reference, fold_table(off, scorer.datasets, scorer.folds))
-            attribution[channel] = _verdict_row(result)
-            print(f"- {channel}: {_said(result)}")
+            verdicts[name].update(told_apart(
+                systems[f"graphmem {name} (nested)"], switched_off[name], reference, scorer,
+                added_channels(FIT_VARIANTS[name], FIT_VARIANTS[against]), against))
+    attribution = attribute_each(reference, each_off, scorer, against) if each_off else {}
     systems["graphmem shipped table (fitted before, not nested)"] = scorer.setting(
         Setting(HYBRID))
     systems.update({name: scorer.baseline(name) for name in BASELINES})

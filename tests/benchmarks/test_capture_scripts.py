@@ -236,10 +236,11 @@ def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypat
 
 
 def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypatch):
-    """`cv_fitted.channels_off`: the channel weighs 0 in every table, the route gate's
+    """`cv_attribution.channels_off`: the channel weighs 0 in every table, the route gate's
     too, every other weight is the fit's, and switching off a channel no table weighs
     scores every question as before."""
     monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import cv_attribution
     import cv_fitted
     from graphmem.evaluation.knobs import Setting
 
@@ -248,7 +249,7 @@ def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypa
     scorer = cv_fitted.Scorer(units)
     config = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED],
                                    scorer.folds != "conv-26", (10,))
-    off = cv_fitted.channels_off(config, ("dense",))
+    off = cv_attribution.channels_off(config, ("dense",))
     tables = [(config.weights, off.weights),
               *((config.kind_weights[k], off.kind_weights[k]) for k in config.kind_weights)]
     if config.route is not None and config.route.weights is not None:
@@ -260,7 +261,8 @@ def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypa
             c: w for c, w in before.items() if c != "dense"}
     scores = scorer.setting(Setting(config))
     assert (scorer.setting(Setting(off)) != scores).any()
-    assert (scorer.setting(Setting(cv_fitted.channels_off(config, ("graph",)))) == scores).all()
+    assert (scorer.setting(Setting(cv_attribution.channels_off(config, ("graph",))))
+            == scores).all()
 
 
 def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
