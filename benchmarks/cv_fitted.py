@@ -386,7 +386,8 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
     if unknown:
         raise SystemExit(f"unknown variants {unknown}; known: {list(FIT_VARIANTS)}")
     systems, tables, verdicts = {}, {}, {}
-    switched_off: dict[str, np.ndarray] = {}  # a variant's own tables, its added channels off
+    # a variant's added channels, and its scores with its own tables and those at 0
+    switched_off: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
     each_off: dict[str, np.ndarray] = {}  # ``against``'s own tables, one channel off
     for name in names:
         if name == against:
@@ -400,7 +401,7 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
         if name == against:
             each_off = off
         elif off:
-            switched_off[name] = off["added"]
+            switched_off[name] = (added, off["added"])
             systems[f"graphmem {name} (nested; {', '.join(added)} at 0)"] = off["added"]
         summary = fold_table(systems[f"graphmem {name} (nested)"], scorer.datasets,
                              scorer.folds).summary()
@@ -415,9 +416,9 @@ def run_fitted(units, ks=RRF_K_GRID, variants=None, against: str = SHIPPED,
         verdicts[name] = verdict_row(result)
         print(f"- {name} against {against}: {said(result)}")
         if name in switched_off:  # what the channels give, apart from the refit they allow
-            verdicts[name].update(told_apart(
-                systems[f"graphmem {name} (nested)"], switched_off[name], reference, scorer,
-                added_channels(FIT_VARIANTS[name], FIT_VARIANTS[against]), against))
+            added, off_scores = switched_off[name]
+            verdicts[name].update(told_apart(systems[f"graphmem {name} (nested)"],
+                                             off_scores, reference, scorer, added, against))
     attribution = attribute_each(reference, each_off, scorer, against) if each_off else {}
     systems["graphmem shipped table (fitted before, not nested)"] = scorer.setting(
         Setting(HYBRID))

@@ -91,6 +91,8 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     example (None among them: that question's pairs alike), so that each question's loss
     follows the metric it is scored by. ``pinned``: columns held at 0.
     """
+    if solver not in ("adam", "exact"):
+        raise ValueError(f"solver must be 'adam' or 'exact', got {solver!r}")
     pairs = _pairs(examples, x_width=n)
     prior = np.ones(n) if prior is None else prior
     # a channel that ranks nothing in these examples has no evidence for any weight:
@@ -107,15 +109,13 @@ def fit_weights(examples: Sequence[tuple[np.ndarray, np.ndarray, float]], n: int
     if solver == "exact":
         w = _minimum(d, pw, group, group_q, per_group, tau, prior, l2, silent)
         return w / max(w.max(), 1e-12)
-    if solver != "adam":
-        raise ValueError(f"solver must be 'adam' or 'exact', got {solver!r}")
     w = prior.astype(float).copy()
     m, v = np.zeros(n), np.zeros(n)
     for t in range(1, steps + 1):  # Adam with projection onto w >= 0
         margin = d @ w
         coef = pw * _sigmoid(-margin)
         if tau is not None:
-            coef = coef * _soft_worst(margin, group, group_q, per_group, tau)[group]
+            coef = coef * _soft_pool(margin, group, group_q, per_group, tau)[1][group]
         g = -(d * coef[:, None]).sum(0) + 2 * l2 * (w - prior)
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
@@ -135,30 +135,14 @@ def _loss(w: np.ndarray, d: np.ndarray, pw: np.ndarray, group: np.ndarray,
     exp(L / tau))`` (a soft maximum; a soft minimum for tau < 0; their mean for tau inf),
     weighted by the question's share of the pairs' weight."""
     margin = d @ w
-    pair_loss = np.logaddexp(0.0, -margin)
     reg = w - prior
     if tau is None:
-        value = float(pw @ pair_loss)
+        value = float(pw @ np.logaddexp(0.0, -margin))
         coef = pw * _sigmoid(-margin)
     else:
-        counts = np.bincount(group)
-        mean = np.bincount(group, pair_loss) / counts
-        n_q = len(per_group)
-        weight_q = np.bincount(group_q[group], pw, minlength=n_q)  # the question's share
-        t = tau[group_q]
-        finite = np.isfinite(t)
-        z = np.where(finite, mean / np.where(finite, t, 1.0), 0.0)
-        top = np.full(n_q, -np.inf)
-        np.maximum.at(top, group_q, z)
-        e = np.exp(z - top[group_q])
-        total = np.bincount(group_q, e, minlength=n_q)
-        tau_q = np.full(n_q, np.inf)
-        tau_q[group_q] = t
-        pooled = np.bincount(group_q, mean, minlength=n_q) / np.maximum(per_group, 1)
-        soft = np.isfinite(tau_q)
-        pooled[soft] = tau_q[soft] * (top[soft] + np.log(total[soft]))
-        value = float(weight_q @ pooled)
-        coef = pw * _sigmoid(-margin) * _soft_worst(margin, group, group_q, per_group, tau)[group]
+        pooled, worst = _soft_pool(margin, group, group_q, per_group, tau)
+        value = float(np.bincount(group_q[group], pw, minlength=len(per_group)) @ pooled)
+        coef = pw * _sigmoid(-margin) * worst[group]
     return value + l2 * float(reg @ reg), -(d * coef[:, None]).sum(0) + 2 * l2 * reg
 
 
@@ -223,20 +207,25 @@ def _pairs(examples, x_width: int):
             np.concatenate(group_q), np.array(n_pos, float), np.array(kept, int))
 
 
-def _soft_worst(margin: np.ndarray, group: np.ndarray, group_q: np.ndarray,
-                per_question: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """Per relevant memory, its share of its question's loss under the soft maximum
-    (softmax of its mean pair loss / its question's temperature ``tau``: negative for a
-    soft minimum, inf for equal shares), times the question's count of relevant
-    memories (so that equal losses give every pair weight 1, as without focus)."""
+def _soft_pool(margin: np.ndarray, group: np.ndarray, group_q: np.ndarray,
+               per_question: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per question, its relevant memories' mean pair losses L pooled as ``tau * log(sum
+    exp(L / tau))`` (their mean where tau is inf); and per relevant memory, its share of
+    its question's loss under that soft maximum (softmax of L / ``tau``: negative for a
+    soft minimum, inf for equal shares), times the question's count of relevant memories
+    (so that equal losses give every pair weight 1, as without focus)."""
     counts = np.bincount(group)
     loss = np.bincount(group, np.logaddexp(0.0, -margin)) / counts
     z = loss / tau[group_q]
     top = np.full(len(per_question), -np.inf)
     np.maximum.at(top, group_q, z)
     e = np.exp(z - top[group_q])
-    share = e / np.bincount(group_q, e)[group_q]
-    return share * per_question[group_q]
+    total = np.bincount(group_q, e)
+    share = e / total[group_q]
+    pooled = np.bincount(group_q, loss, minlength=len(per_question)) / per_question
+    soft = np.isfinite(tau)
+    pooled[soft] = tau[soft] * (top[soft] + np.log(total[soft]))
+    return pooled, share * per_question[group_q]
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
