@@ -269,20 +269,21 @@ _FEATURES: dict = {}  # (question, k, depth, channels) -> features, across folds
 def fit_fusion(scorer: Scorer, base: Setting, train: np.ndarray, *,
                focus: float | None = None, ks=RRF_K_GRID, similarity: bool = False,
                l2: float = 0.01, metric_focus: bool = False,
-               any_focus: float | None = None, kind_only=None,
+               any_focus: float | None = None, kind_only=None, held=None,
                solver: str = "adam") -> RecallConfig:
     """Weights fitted on ``train`` for each RRF k of ``ks``; the k whose fitted config
     scores best on ``train`` (replayed) is kept. ``metric_focus``: ``focus`` only for the
     questions scored by recall_all, ``any_focus`` for those scored by recall_any.
-    ``kind_only``: channel -> the kinds that may weigh it, ``solver`` Adam's steps or the
-    exact minimum (`fusion_fit.fit_config`)."""
+    ``kind_only``: channel -> the kinds that may weigh it, ``held``: channel -> the kinds
+    that hold it at 0, ``solver`` Adam's steps or the exact minimum
+    (`fusion_fit.fit_config`)."""
     pairs = [(q, u.turns_of_memory) for u, q in scorer.questions]
     best: tuple[float, RecallConfig] | None = None
     for k in ks:
         config = fit_config(pairs, base.config.model_copy(update={"rrf_k": k}), train,
                             cache=_FEATURES, focus=focus, similarity=similarity, l2=l2,
                             focus_of=_metric_focus(focus, any_focus) if metric_focus else None,
-                            kind_only=kind_only, solver=solver)
+                            kind_only=kind_only, held=held, solver=solver)
         value = objective(scorer.setting(Setting(config, base.cues)), train, scorer.datasets)
         if best is None or value > best[0] + 1e-9:
             best = (value, config)

@@ -1,7 +1,9 @@
 """The steps of a fitted variant that choose on the training folds after the fit, each
 by the objective there (`graphmem.evaluation.crossval.objective`):
 
-    best_on(scorer, train, configs)        the best of some configs (the first wins ties)
+    best_on(scorer, train, configs)        the best of some configs (the first wins ties,
+                                           or every option within ``margin`` of the best)
+    one_question(scorer, train)            the margin a discrete choice must clear
     ascend(scorer, config, train, ...)     coordinate ascent on the objective itself
     shift_to_deposit / shift_with_gate     part of dense's weight moved to deposit
     fit_route / fitted_gate                a route gate fitted and its share chosen
@@ -50,14 +52,16 @@ def ascend(scorer: Scorer, config: RecallConfig, train: np.ndarray,
 
 
 def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
-                     shifts: tuple[float, ...], kinds: tuple[str, ...] = ()) -> RecallConfig:
+                     shifts: tuple[float, ...], kinds: tuple[str, ...] = (), *,
+                     margin: float = 0.0) -> RecallConfig:
     """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
     its dense weight moved to deposit that scores best on ``train`` (of ``shifts``; the
-    first wins ties)."""
+    first wins ties, and any within ``margin`` of the best, as `best_on`)."""
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
             continue
-        config = best_on(scorer, train, [dense_moved(config, kind, share) for share in shifts])
+        config = best_on(scorer, train, [dense_moved(config, kind, share) for share in shifts],
+                         margin=margin)
     return config
 
 
@@ -73,28 +77,31 @@ def dense_moved(config: RecallConfig, kind, share: float) -> RecallConfig:
 def shift_with_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
                     shifts: tuple[float, ...], kinds: tuple[str, ...],
                     features: tuple[str, ...], shares: tuple[float, ...],
-                    per_share: bool = False) -> RecallConfig:
+                    per_share: bool = False, *, margin: float = 0.0) -> RecallConfig:
     """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
     its dense weight moved to deposit chosen together with the route gate: for every
     shift a gate fitted on the moved tables (`fit_route`: its share, or no gate, chosen
-    there), then the shift whose pair scores best on ``train`` (the first wins ties).
-    The gate is fitted on the tables it will route to, not on tables the shift
-    replaces afterwards."""
+    there), then the shift whose pair scores best on ``train`` (the first wins ties, and
+    any within ``margin`` of the best, as `best_on`). The gate is fitted on the tables it
+    will route to, not on tables the shift replaces afterwards."""
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
             continue
         config = best_on(scorer, train, [
             fit_route(scorer, dense_moved(config.model_copy(update={"route": None}), kind,
-                                          share), train, features, shares, per_share)
-            for share in shifts])
+                                          share), train, features, shares, per_share,
+                      margin=margin)
+            for share in shifts], margin=margin)
     return config
 
 
 def best_on(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig], *,
-            guarded: bool = False) -> RecallConfig:
-    """The config of ``configs`` with the best objective on ``train`` (the first wins
-    ties); ``guarded``: among those that lower no dataset's mean there against the
-    first."""
+            guarded: bool = False, margin: float = 0.0) -> RecallConfig:
+    """The config of ``configs`` with the best objective on ``train``, the first wins
+    ties; ``margin``: the first of those within ``margin`` of the best (``configs`` are
+    listed simplest first: an option must beat every simpler one by more than
+    ``margin`` to be chosen). ``guarded``: among those that lower no dataset's mean there
+    against the first."""
     values = [objective(scorer.setting(Setting(c)), train, scorer.datasets) for c in configs]
     allowed = [True] * len(configs)
     if guarded:
@@ -104,7 +111,21 @@ def best_on(scorer: Scorer, train: np.ndarray, configs: list[RecallConfig], *,
     for i, value in enumerate(values):
         if allowed[i] and value > values[best] + 1e-9:
             best = i
+    if margin > 0:
+        best = next(i for i, value in enumerate(values)
+                    if allowed[i] and value >= values[best] - margin - 1e-9)
     return configs[best]
+
+
+def one_question(scorer: Scorer, train: np.ndarray) -> float:
+    """One question of the smallest dataset in ``train``, in objective units (each
+    dataset counts once: 1 / its questions there / the datasets there): a discrete
+    choice that gains less than this on the training folds gains less than one
+    question of some dataset, which is what a channel that knows nothing gains through
+    a refit (the twenty-ninth session's placebo)."""
+    counts = [int((train & (scorer.datasets == d)).sum())
+              for d in np.unique(scorer.datasets[train])]
+    return 1.0 / min(counts) / len(counts)
 
 
 def _dataset_means(scorer: Scorer, config: RecallConfig, train: np.ndarray
@@ -116,9 +137,10 @@ def _dataset_means(scorer: Scorer, config: RecallConfig, train: np.ndarray
 
 def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
               features: tuple[str, ...], shares: tuple[float, ...],
-              per_share: bool = False) -> RecallConfig:
+              per_share: bool = False, *, margin: float = 0.0) -> RecallConfig:
     """``config`` with a route gate fitted on ``train`` (`fitted_gate`), its share chosen
-    on ``train`` from ``shares``, against no gate (which wins ties). ``per_share``: a
+    on ``train`` from ``shares``, against no gate (which wins ties, and any within
+    ``margin`` of the best, as `best_on`). ``per_share``: a
     gate fitted for each share (its labels replayed at that share), else one gate fitted
     at the full target weights, given each share in turn."""
     if per_share:
@@ -127,7 +149,7 @@ def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
         gate = fitted_gate(scorer, config, train, features, 1.0)
         gates = [gate.model_copy(update={"share": share}) for share in shares]
     return best_on(scorer, train, [config, *(config.model_copy(update={"route": g})
-                                             for g in gates)])
+                                             for g in gates)], margin=margin)
 
 
 def fitted_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,

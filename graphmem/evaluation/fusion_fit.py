@@ -237,14 +237,16 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
                focus: float | None = None, similarity: bool = False,
                focus_of: Callable[[Any], float | None] | None = None,
                kind_only: Mapping[str, Collection[QueryKind]] | None = None,
+               held: Mapping[str, Collection[QueryKind]] | None = None,
                solver: str = "adam") -> RecallConfig:
     """``base`` with every kind's channel weights (and the fallback) fitted on the
     questions in ``within``; channels that ship off (not in ``base.channels``) stay off.
     ``similarity``: the candidates' cosine is fitted as one more term ("similarity").
     ``focus_of``: each question's focus (see `fit_weights`), instead of ``focus`` for all.
     ``kind_only``: channel -> the kinds whose tables may weigh it (held at 0 in the
-    others and in the table fitted on every kind, which the fallback uses). ``solver``:
-    as `fit_weights`'s."""
+    others and in the table fitted on every kind, which the fallback uses). ``held``:
+    channel -> the kinds whose tables hold it at 0 (every other table fits it: a channel
+    too slow for one kind's questions). ``solver``: as `fit_weights`'s."""
     # the asker's channel takes profile's weight (`RecallConfig.asker_profile`), never
     # one of its own: the fit weighs profile with the narrower net
     channels = [c for c in base.channels if c != base.asker_profile]
@@ -271,10 +273,11 @@ def fit_config(questions, base: RecallConfig, within: np.ndarray, *, cues=None,
         pooled.append((example, one))
         by_kind[kind].append((example, one))
 
-    only = kind_only or {}
+    only, zeroed = kind_only or {}, held or {}
 
     def pinned(kind: QueryKind | None) -> np.ndarray:
-        return np.array([c in only and kind not in only[c] for c in columns])
+        return np.array([(c in only and kind not in only[c]) or kind in zeroed.get(c, ())
+                         for c in columns])
 
     def fit(examples, kind=None, prior=None):
         return fit_weights([e for e, _ in examples], len(columns), prior=prior, l2=l2,

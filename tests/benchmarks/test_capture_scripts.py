@@ -235,6 +235,43 @@ def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypat
             assert all(means(climbed)[d] >= m - 1e-9 for d, m in means(shipped).items())
 
 
+def test_a_choice_by_a_margin_takes_the_simplest_option_near_the_best(protocol_args,
+                                                                      monkeypatch):
+    """`fit_steps.best_on` with a margin: the option taken is within the margin of the
+    best, every option listed before it is further than that, and a margin of the whole
+    objective's range takes the first; `one_question` is one question of the smallest
+    training dataset, each dataset counting once."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import cv_fitted
+    import fit_steps
+    from graphmem.evaluation.crossval import objective
+    from graphmem.evaluation.knobs import Setting
+
+    units = [pickle.loads(p.read_bytes())
+             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
+    scorer = cv_fitted.Scorer(units)
+    train = scorer.folds != "conv-26"
+    fitted = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED], train, (10,))
+    # options of unequal worth: the fitted table, then tables weighing one channel alone
+    options = [fitted.model_copy(update={"kind_weights": {
+        kind: {c: float(c == alone) for c in table}
+        for kind, table in fitted.kind_weights.items()}}) for alone in ("said", "time", "bm25")]
+    options.append(fitted)
+    values = [objective(scorer.setting(Setting(c)), train, scorer.datasets) for c in options]
+    assert len(set(values)) > 1  # the margin has something to choose between
+
+    sizes = [int((train & (scorer.datasets == d)).sum()) for d in set(scorer.datasets[train])]
+    margin = fit_steps.one_question(scorer, train)
+    assert margin == pytest.approx(1 / min(sizes) / len(sizes))
+    for m in (0.0, margin, max(values) - min(values) - 1e-6, 1.0):
+        taken = options.index(fit_steps.best_on(scorer, train, options, margin=m))
+        assert values[taken] >= max(values) - m - 1e-9
+        assert all(v < max(values) - m - 1e-9 for v in values[:taken]), (m, values, taken)
+    assert fit_steps.best_on(scorer, train, options, margin=0.0) is options[
+        values.index(max(values))]
+    assert fit_steps.best_on(scorer, train, options, margin=1.0) is options[0]
+
+
 def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypatch):
     """`cv_attribution.channels_off`: the channel weighs 0 in every table, the route gate's
     too, every other weight is the fit's, and switching off a channel no table weighs
@@ -286,6 +323,8 @@ def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
      ("shipped + turn", "turn")),
     ("placebo_channel.py", ["--seed", "3"], {"shipped + placebo"},
      ("shipped + placebo", "placebo")),
+    ("placebo_channel.py", ["--seed", "3", "--margin"], {"shipped + placebo"},
+     ("shipped + placebo", "placebo")),
     pytest.param("turn_vectors.py", ["--embedder", "e5", "--variants", "shipped + turn"],
                  {"shipped + turn"}, ("shipped + turn", "turn"),
                  marks=[pytest.mark.skipif(
@@ -294,7 +333,7 @@ def test_the_protocol_judges_every_knob_nested(tmp_path, protocol_args):
                             "of graphmem): the e5 embedder cannot run"),
                      pytest.mark.timeout(1800)]),  # e5 embeds at a third of MiniLM's pace
 ], ids=["expand_scoped", "expansion_channel", "turn_vectors", "placebo_channel",
-        "turn_vectors_e5"])
+        "placebo_channel_margin", "turn_vectors_e5"])
 def test_a_simulated_channel_is_judged_on_copies_of_the_captures(tmp_path, protocol_args,
                                                                  script, args, variants,
                                                                  added):

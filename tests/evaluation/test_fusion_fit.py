@@ -147,6 +147,13 @@ def test_a_channel_fitted_for_one_kind_is_held_at_zero_in_every_other_table():
     assert scoped.weights["constraints"] == 0.0
     assert all(table["constraints"] == 0.0 for kind, table in scoped.kind_weights.items()
                if kind is not QueryKind.PREFERENCE)
+    # ``held``: the other way round, the channel at 0 in the preference kind's table alone,
+    # fitted in every other table, the fallback's included
+    held = fit_config(questions, base, within, held={"constraints": {QueryKind.PREFERENCE}})
+    assert held.kind_weights[QueryKind.PREFERENCE]["constraints"] == 0.0
+    assert held.kind_weights[QueryKind.PREFERENCE]["dense"] == 1.0
+    assert held.kind_weights[QueryKind.FACTUAL]["constraints"] > 0
+    assert held.weights["constraints"] > 0
     # the asker's channel (`RecallConfig.asker_profile`) takes profile's weight for a
     # question in the first person and is never fitted, however well it ranks
     asker = fit_config(questions, base.model_copy(update={"asker_profile": "constraints"}),
