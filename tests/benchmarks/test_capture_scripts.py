@@ -72,6 +72,17 @@ def _work(protocol_args: list[str]) -> Path:
     return Path(protocol_args[protocol_args.index("--work") + 1])
 
 
+def _scorer(protocol_args: list[str], monkeypatch):
+    """The benchmarks' scripts importable, and a `cv_report.Scorer` over the slice's
+    captures at 10 distractors."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import cv_fitted
+
+    units = [pickle.loads(p.read_bytes())
+             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
+    return cv_fitted.Scorer(units)
+
+
 def _judged(report: dict, against: str, variants: set[str]) -> None:
     """A report of variants judged by the rule: replay equal to live recall on every
     question, a verdict for each variant, and every fold of every dataset scored for
@@ -200,15 +211,12 @@ def test_the_metric_ascent_climbs_only_what_it_is_given(protocol_args, monkeypat
     """`fit_steps.ascend`: a poor table climbed on the training folds' objective scores
     better there, changes only the kinds and channels it is given, and, guarded, lowers
     no dataset's mean there."""
-    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    scorer = _scorer(protocol_args, monkeypatch)
     import cv_fitted
     import fit_steps
     from graphmem.evaluation.crossval import objective
     from graphmem.evaluation.knobs import Setting
 
-    units = [pickle.loads(p.read_bytes())
-             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
-    scorer = cv_fitted.Scorer(units)
     train = scorer.folds != "conv-26"
     shipped = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED], train, (10,))
     # a poor start, every kind weighing the "said" channel alone: there is room to climb
@@ -241,15 +249,12 @@ def test_a_choice_by_a_margin_takes_the_simplest_option_near_the_best(protocol_a
     best, every option listed before it is further than that, and a margin of the whole
     objective's range takes the first; `one_question` is one question of the smallest
     training dataset, each dataset counting once."""
-    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    scorer = _scorer(protocol_args, monkeypatch)
     import cv_fitted
     import fit_steps
     from graphmem.evaluation.crossval import objective
     from graphmem.evaluation.knobs import Setting
 
-    units = [pickle.loads(p.read_bytes())
-             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
-    scorer = cv_fitted.Scorer(units)
     train = scorer.folds != "conv-26"
     fitted = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED], train, (10,))
     # options of unequal worth: the fitted table, then tables weighing one channel alone
@@ -276,14 +281,11 @@ def test_a_channel_switched_off_keeps_every_other_weight(protocol_args, monkeypa
     """`cv_attribution.channels_off`: the channel weighs 0 in every table, the route gate's
     too, every other weight is the fit's, and switching off a channel no table weighs
     scores every question as before."""
-    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    scorer = _scorer(protocol_args, monkeypatch)
     import cv_attribution
     import cv_fitted
     from graphmem.evaluation.knobs import Setting
 
-    units = [pickle.loads(p.read_bytes())
-             for p in sorted((_work(protocol_args) / "captured-d10").glob("*.pkl"))]
-    scorer = cv_fitted.Scorer(units)
     config = cv_fitted.fit_variant(scorer, cv_fitted.FIT_VARIANTS[SHIPPED],
                                    scorer.folds != "conv-26", (10,))
     off = cv_attribution.channels_off(config, ("dense",))
