@@ -1,8 +1,8 @@
 """The steps of a fitted variant that choose on the training folds after the fit, each
 by the objective there (`graphmem.evaluation.crossval.objective`):
 
-    best_on(scorer, train, configs)        the best of some configs (the first wins ties,
-                                           or every option within ``margin`` of the best)
+    best_on(scorer, train, configs)        the best of some configs (the first wins ties;
+                                           with a margin, the first within it of the best)
     one_question(scorer, train)            the margin a discrete choice must clear
     ascend(scorer, config, train, ...)     coordinate ascent on the objective itself
     shift_to_deposit / shift_with_gate     part of dense's weight moved to deposit
@@ -56,7 +56,7 @@ def shift_to_deposit(scorer: Scorer, config: RecallConfig, train: np.ndarray,
                      margin: float = 0.0) -> RecallConfig:
     """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
     its dense weight moved to deposit that scores best on ``train`` (of ``shifts``; the
-    first wins ties, and any within ``margin`` of the best, as `best_on`)."""
+    first wins ties; with ``margin``, the first within it of the best, as `best_on`)."""
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
             continue
@@ -81,8 +81,8 @@ def shift_with_gate(scorer: Scorer, config: RecallConfig, train: np.ndarray,
     """``config`` with, for each kind in turn (of ``kinds``; all if empty), the share of
     its dense weight moved to deposit chosen together with the route gate: for every
     shift a gate fitted on the moved tables (`fit_route`: its share, or no gate, chosen
-    there), then the shift whose pair scores best on ``train`` (the first wins ties, and
-    any within ``margin`` of the best, as `best_on`). The gate is fitted on the tables it
+    there), then the shift whose pair scores best on ``train`` (the first wins ties; with
+    ``margin``, the first within it of the best, as `best_on`). The gate is fitted on the tables it
     will route to, not on tables the shift replaces afterwards."""
     for kind in sorted(config.kind_weights):
         if kinds and kind not in kinds:
@@ -139,8 +139,8 @@ def fit_route(scorer: Scorer, config: RecallConfig, train: np.ndarray,
               features: tuple[str, ...], shares: tuple[float, ...],
               per_share: bool = False, *, margin: float = 0.0) -> RecallConfig:
     """``config`` with a route gate fitted on ``train`` (`fitted_gate`), its share chosen
-    on ``train`` from ``shares``, against no gate (which wins ties, and any within
-    ``margin`` of the best, as `best_on`). ``per_share``: a
+    on ``train`` from ``shares``, against no gate (which wins ties; with ``margin``, the
+    first within it of the best, as `best_on`). ``per_share``: a
     gate fitted for each share (its labels replayed at that share), else one gate fitted
     at the full target weights, given each share in turn."""
     if per_share:
