@@ -331,17 +331,12 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
 def without_channel(channel: str, config=None):
     """``config`` (the default recall config if None) with ``channel`` at weight 0 for
     every kind of question, and in the route gate's own table."""
+    from cv_attribution import channels_off
     from graphmem.retrieval.config import CHANNELS, HYBRID
 
     if channel not in CHANNELS:
         raise SystemExit(f"--without {channel!r}: not a channel; the channels are {list(CHANNELS)}")
-    config = config or HYBRID
-    route = config.route  # a gate with a table of its own routes to it: zeroed there too
-    if route is not None and route.weights is not None:
-        route = route.model_copy(update={"weights": {**route.weights, channel: 0.0}})
-    return config.model_copy(update={
-        "weights": {**config.weights, channel: 0.0}, "route": route,
-        "kind_weights": {k: {**w, channel: 0.0} for k, w in config.kind_weights.items()}})
+    return channels_off(config or HYBRID, (channel,))
 
 
 def config_of_tables(path: Path):
