@@ -16,7 +16,7 @@ from graphmem.configured import chat_model_from_env, embedder_from_env, llm_role
 from graphmem.errors import ConfigError, CorruptDataError, InvalidInput
 from graphmem.curating import Curating
 from graphmem.governance import Governance, one_at_a_time
-from graphmem.upkeep import Upkeep
+from graphmem.upkeep import Upkeep, store_upgrades
 from graphmem.who_knew import WhoKnew
 from graphmem.integrity import check_store
 from graphmem.judge import LLMJudge, judge_equivalence
@@ -132,7 +132,9 @@ class MemoryGraph(Curating, Governance, WhoKnew, Upkeep):
             queries = queries_for(store.capabilities.backend)
             problems = check_store(store, queries) if check else []
             if not problems:  # a damaged store is refused before anything is written to it
-                warn_pending(pending_upgrades(store, queries), store.uri)
+                warn_pending(pending_upgrades(store, queries,
+                                              also=store_upgrades(write_config.supersession)),
+                             store.uri)
         except BaseException:
             store.close()
             raise

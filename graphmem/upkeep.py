@@ -4,7 +4,8 @@ embedding model, reading again the claims kept with each memory, and setting the
 timelines' NEXT edges to their order. A mixin of
 :class:`graphmem.api.MemoryGraph`. May import graphmem.querying, graphmem.integrity,
 graphmem.lifecycle (the curator's guarded writes), graphmem.writer (its claim
-detector), graphmem.views and the store layer."""
+detector), graphmem.supersession (reclaim's upgrade), graphmem.views and the store
+layer."""
 
 from __future__ import annotations
 
@@ -17,10 +18,18 @@ from graphmem.integrity import check_store, settle
 from graphmem.lifecycle.curation import Curator
 from graphmem.querying import Querying
 from graphmem.store.schema import SCHEMA_VERSION
-from graphmem.store.upgrades import mark_done, pending_upgrades
+from graphmem.store.upgrades import RELINK, Upgrade, mark_done, pending_upgrades
 from graphmem.errors import ConfigError
+from graphmem.supersession.stored import RECLAIM
 from graphmem.views import Views, now_ms
 from graphmem.writer import Writer
+
+
+def store_upgrades(supersession: bool) -> tuple[Upgrade, ...]:
+    """The upgrades of the layers above the store that a handle asks for beside the
+    store's own (`graphmem.store.upgrades.UPGRADES`): `graphmem reclaim` where it keeps
+    claims (its write config's supersession on)."""
+    return (RECLAIM,) if supersession else ()
 
 
 class Upkeep(Querying):
@@ -87,6 +96,7 @@ class Upkeep(Querying):
                 done[ns] += len(kept)
                 if progress:
                     progress(ns, lo + len(chunk))
+        mark_done(self._store, self._queries, RECLAIM)
         if any(done.values()):
             self._store.compact_log()  # else every start replays each memory's new claims
         return done
@@ -113,7 +123,7 @@ class Upkeep(Querying):
                 if progress:
                     progress(name, read)
         if not check and ns is None:
-            mark_done(self._store, self._queries, "relink_timelines")
+            mark_done(self._store, self._queries, RELINK)
         return done
 
     def _relink(self, ns: str, arc: str, *, check: bool = False) -> int:
@@ -153,7 +163,9 @@ class Upkeep(Querying):
 
     def upgrades_pending(self) -> list[str]:
         """The commands still due after an upgrade, each with why (empty when none)."""
-        return [str(u) for u in pending_upgrades(self._store, self._queries, settle=False)]
+        also = store_upgrades(self._writer.supersession is not None)
+        return [str(u) for u in pending_upgrades(self._store, self._queries, settle=False,
+                                                 also=also)]
 
     def settle(self) -> list[str]:
         """After a damaged log: accept what the graph holds as each namespace's history

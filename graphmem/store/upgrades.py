@@ -10,6 +10,11 @@ say so until the command has run (the command records it done). A store written 
 release with the fix but without this record is told too; the command then changes
 nothing and records it.
 
+An upgrade with a ``version`` is due again whenever the version changes: its record
+names the version, and its query is given it (``$version``). The layers above the store
+add such upgrades of their own (``also``): `graphmem reclaim`'s, whose version is how this
+release reads claims (`graphmem.supersession.stored.RECLAIM`).
+
 Not part of the schema steps: those are part of a view snapshot's fingerprint, and a
 pending upgrade is no reason to read a namespace again.
 """
@@ -29,38 +34,45 @@ class Upgrade:
     finds: str  # a query returning a row if the store holds what the command sets right
     command: str
     why: str
+    version: str = ""  # due again when it changes (see the module docstring)
+
+    @property
+    def record(self) -> str:
+        """The name it is recorded as done under."""
+        return f"{self.name} {self.version}" if self.version else self.name
 
     def __str__(self) -> str:
         return f"run `{self.command}` once: {self.why}"
 
 
-UPGRADES: tuple[Upgrade, ...] = (
-    Upgrade("relink_timelines", "upgrade/has_timelines", "graphmem relink",
-            "the timelines (StoryArc NEXT edges) were linked by a release before "
-            "2026-12-05, which put the memories of one time in random order; relink puts "
-            "them in the order they were told"),
-)
+RELINK = Upgrade("relink_timelines", "upgrade/has_timelines", "graphmem relink",
+                 "the timelines (StoryArc NEXT edges) were linked by a release before "
+                 "2026-12-05, which put the memories of one time in random order; relink "
+                 "puts them in the order they were told")
+
+UPGRADES: tuple[Upgrade, ...] = (RELINK,)
 
 
-def pending_upgrades(store, queries, *, settle: bool = True) -> list[Upgrade]:
-    """The upgrades ``store`` still needs. With ``settle``, those it needs not (nothing
-    of their kind in the store) are recorded as done."""
+def pending_upgrades(store, queries, *, settle: bool = True,
+                     also: tuple[Upgrade, ...] = ()) -> list[Upgrade]:
+    """The upgrades ``store`` still needs, of ``UPGRADES`` and ``also``. With ``settle``,
+    those it needs not (nothing of their kind in the store) are recorded as done."""
     done = {r["name"] for r in store.read(queries["upgrade/done"])}
     pending = []
-    for upgrade in UPGRADES:
-        if upgrade.name in done:
+    for upgrade in UPGRADES + also:
+        if upgrade.record in done:
             continue
-        if store.read(queries[upgrade.finds]):
+        if store.read(queries[upgrade.finds], {"version": upgrade.version}):
             pending.append(upgrade)
         elif settle:
-            mark_done(store, queries, upgrade.name)
+            mark_done(store, queries, upgrade)
     return pending
 
 
-def mark_done(store, queries, name: str) -> None:
-    if name not in {u.name for u in UPGRADES}:
-        raise ValueError(f"no upgrade is named {name!r}")
-    store.write(queries["upgrade/record"], {"name": name, "at": int(time.time() * 1000)})
+def mark_done(store, queries, upgrade: Upgrade) -> None:
+    """Record ``upgrade`` as done (for its version): it is not asked for again."""
+    store.write(queries["upgrade/record"], {"name": upgrade.record,
+                                            "at": int(time.time() * 1000)})
 
 
 def warn_pending(upgrades: list[Upgrade], uri: str) -> None:

@@ -10,7 +10,8 @@ A stored claim is used only if it was read the way this release reads: the JSON 
 `READING`, a digest of the modules that read claims and of the parser's model, so a
 release that reads differently parses again instead of trusting an old reading.
 
-Owns the format. Imports graphmem.supersession.claims and .participants.
+Owns the format, and `RECLAIM`: the upgrade that says when `graphmem reclaim` is due.
+Imports graphmem.supersession.claims and .participants, and graphmem.store.upgrades.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from graphmem.supersession import claims as _claims_module
 from graphmem.supersession import participants as _participants_module
 from graphmem.supersession.claims import Claim
 from graphmem.supersession.participants import Participant
+from graphmem.store.upgrades import Upgrade
 from graphmem.text.nlp import MODEL
 
 
@@ -38,6 +40,16 @@ def _reading() -> str:
 
 #: how claims are read in this release (see the module docstring)
 READING = _reading()
+
+#: `graphmem reclaim` is due where a memory keeps no claims of this reading (an older
+#: release's store, memories loaded in bulk without them): opening a store, `status`
+#: and `check` say so until it has run. A bulk load (`bulk/load_memories`) forgets that
+#: it ran, so the next opening looks again.
+RECLAIM = Upgrade("reclaim", "upgrade/has_unread_claims", "graphmem reclaim",
+                  "memories keep no claims read the way this release reads them (an "
+                  "older release wrote them, or they were loaded in bulk), so every new "
+                  "statement parses the older ones it may replace, in every process",
+                  version=READING)
 
 
 #: a claim as plain values: (kind, predicate, verb class, classes, participants as

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from graphmem import MemoryGraph
+from graphmem import MemoryGraph, WriteConfig
 from graphmem.errors import CorruptDataError
+from graphmem.supersession.stored import READING, RECLAIM
 from tests.cli import graphmem
 
 
@@ -114,11 +116,7 @@ def test_reclaim_keeps_claims_with_imported_memories(tmp_path, embedder):
     data = tmp_path / "d"
     with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
         g.register_agent("ana", kind="human")
-        text = "The hosting provider is Hetzner."
-        g.query("bulk/load_memories", {"ns": "default", "seq": 2, "rows": [
-            {"id": "bulk-0", "text": text, "t": 1_600_000_000_000, "owners": ["ana"],
-             "embedding": [float(x) for x in embedder.embed([text])[0]]}]}, write=True)
-        g.query("bulk/set_version", {"ns": "default", "version": 2}, write=True)
+        _load_without_claims(g, embedder, "The hosting provider is Hetzner.")
     done = graphmem("--data-dir", str(data), "reclaim")
     assert done.returncode == 0, done.stderr
     assert "default: 1 memories given claims" in done.stdout
@@ -193,6 +191,78 @@ def test_an_older_store_without_timelines_owes_no_relink(tmp_path, embedder):
         g.cypher("MATCH (u:GraphmemUpgrade) DELETE u", write=True)
         g.cypher("CREATE (:Memory {ns: 'default', id: 'm1', text: 'a note'})", write=True)
     with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
-        assert g.upgrades_pending() == []
+        assert g.upgrades_pending() == [str(RECLAIM)]  # its memory keeps no claims
         done = g.cypher("MATCH (u:GraphmemUpgrade) RETURN u.name AS name")
     assert [r["name"] for r in done] == ["relink_timelines"]
+
+
+RECLAIM_DUE = "after the upgrade: run `graphmem reclaim` once"
+
+
+def _load_without_claims(g, embedder, text: str) -> None:
+    g.query("bulk/load_memories", {"ns": "default", "seq": 2, "rows": [
+        {"id": "bulk-0", "text": text, "t": 1_600_000_000_000, "owners": ["ana"],
+         "embedding": [float(x) for x in embedder.embed([text])[0]]}]}, write=True)
+    g.query("bulk/set_version", {"ns": "default", "version": 2}, write=True)
+
+
+def test_reclaim_is_asked_for_where_memories_keep_no_claims_of_this_reading(
+        tmp_path, embedder, caplog):
+    """A store this release wrote owes no reclaim; a bulk load without claims makes it
+    due (at every open, in `status` and in `check`) until reclaim has run; so does a
+    memory another release read, even where an older reading's reclaim was recorded."""
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.remember("ana", "The office opens at nine.", at="2024-03-01T10:00")
+        assert g.upgrades_pending() == []
+        _load_without_claims(g, embedder, "The hosting provider is Hetzner.")
+        assert g.upgrades_pending() == [str(RECLAIM)]
+    with caplog.at_level("WARNING", logger="graphmem.store.upgrades"):
+        MemoryGraph.open(data_dir=data, embedder=embedder).close()
+    assert "needs an upgrade: run `graphmem reclaim` once" in caplog.text
+    status = graphmem("--data-dir", str(data), "status")
+    assert status.returncode == 0 and RECLAIM_DUE in status.stdout, status.stderr
+    check = graphmem("--data-dir", str(data), "check")
+    assert check.returncode == 0 and RECLAIM_DUE in check.stdout, check.stderr
+    done = graphmem("--data-dir", str(data), "reclaim")
+    assert done.returncode == 0 and "default: 1 memories given claims" in done.stdout
+    status = graphmem("--data-dir", str(data), "status", "--json")
+    assert status.returncode == 0 and '"upgrades_pending": []' in status.stdout, status.stderr
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="graphmem.store.upgrades"):
+        with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+            assert g.upgrades_pending() == []
+            # as after an upgrade: the record names an older reading, a memory keeps it
+            g.cypher("MATCH (u:GraphmemUpgrade) WHERE u.name STARTS WITH 'reclaim ' "
+                     "SET u.name = 'reclaim an-older-reading'", write=True)
+            g.cypher("MATCH (m:Memory {id: 'bulk-0'}) SET m.claims = $c", {"c": json.dumps(
+                {"reading": "an-older-reading", "claims": {}})}, write=True)
+    assert "needs an upgrade" not in caplog.text
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        assert g.upgrades_pending() == [str(RECLAIM)]
+        assert g.reclaim() == {"default": 1}
+        assert g.upgrades_pending() == []
+
+
+def test_a_store_whose_memories_all_keep_this_reading_records_reclaim_done_at_open(
+        tmp_path, embedder):
+    """A store of this release written before the record existed is looked at once."""
+    data = tmp_path / "d"
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        g.remember("ana", "The office opens at nine.", at="2024-03-01T10:00")
+        g.cypher("MATCH (u:GraphmemUpgrade) DELETE u", write=True)
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:
+        assert g.upgrades_pending() == []
+        done = g.cypher("MATCH (u:GraphmemUpgrade) RETURN u.name AS name")
+    assert sorted(r["name"] for r in done) == ["reclaim " + READING, "relink_timelines"]
+
+
+def test_a_handle_that_keeps_no_claims_asks_for_no_reclaim(tmp_path, embedder):
+    data = tmp_path / "d"
+    off = WriteConfig(supersession=False)
+    with MemoryGraph.open(data_dir=data, embedder=embedder, write_config=off) as g:
+        g.register_agent("ana", kind="human")
+        _load_without_claims(g, embedder, "The hosting provider is Hetzner.")
+        assert g.upgrades_pending() == []
+    with MemoryGraph.open(data_dir=data, embedder=embedder) as g:  # supersession on
+        assert g.upgrades_pending() == [str(RECLAIM)]

@@ -10,3 +10,9 @@ WITH x, m
 UNWIND m.owners AS owner
 MATCH (a:Agent {ns: $ns, id: owner})
 CREATE (a)-[:OWNS {since: m.t, recorded_at: m.t, via: 'seeded'}]->(x)
+// memories loaded in bulk may keep no claims: the next opening looks whether `graphmem
+// reclaim` is due (graphmem.supersession.stored.RECLAIM)
+WITH count(*) AS loaded
+MATCH (u:GraphmemUpgrade)
+WHERE u.name STARTS WITH 'reclaim '
+DELETE u
