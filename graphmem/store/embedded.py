@@ -211,9 +211,19 @@ class EmbeddedServer:
         if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
             return path
         # A deep data directory would overflow sun_path: keep the socket in a short
-        # directory named by the data directory, so every process finds the same one.
+        # directory named by the data directory, so every process finds the same one:
+        # in the temporary directory, or in /tmp where that is deep too (a TMPDIR of a
+        # test runner's or a job's own)
         digest = hashlib.sha1(str(self.data_dir).encode()).hexdigest()[:16]
-        return Path(tempfile.gettempdir()) / f"graphmem-{digest}" / "falkordb.sock"
+        for temp in dict.fromkeys([tempfile.gettempdir(), "/tmp"]):
+            short = Path(temp) / f"graphmem-{digest}" / "falkordb.sock"
+            if len(os.fsencode(short)) <= _MAX_SOCKET_PATH:
+                return short
+        raise DataDirError(
+            f"the server's socket would be {path}, longer than a Unix socket's path may "
+            f"be ({_MAX_SOCKET_PATH} bytes here), and the temporary directory "
+            f"{tempfile.gettempdir()} is too deep to hold it instead: use a shorter "
+            "--data-dir, or set TMPDIR to a shorter directory")
 
     def _prepare_dir(self) -> None:
         try:

@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ import redis
 
 from graphmem import MemoryGraph
 from graphmem.errors import DataDirError, StoreError
+from graphmem.store import embedded
 from graphmem.store.embedded import EmbeddedServer, default_binaries, pid_alive
 
 # A client process: opens the store, prints the server pid, then obeys stdin lines
@@ -263,6 +265,24 @@ def test_deep_data_dir_gets_a_short_socket(tmp_path, clients):
     assert wait_gone(pid)
     assert not socket_path.exists()
     assert not socket_path.parent.exists()  # the short directory goes with the server
+
+
+def test_a_deep_temporary_directory_puts_the_short_socket_in_tmp(tmp_path, monkeypatch):
+    deep = tmp_path.joinpath(*["temporary-directory"] * 5)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))  # as TMPDIR would
+    data = tmp_path.joinpath(*["nested-directory"] * 8) / "data"
+    with MemoryGraph.open(data_dir=data) as g:
+        socket_path = g._store.server.socket_path
+        assert socket_path.parent.parent == Path("/tmp")
+        assert g.cypher("RETURN 1 AS one") == [{"one": 1}]
+    assert not socket_path.parent.exists()
+
+
+def test_a_socket_path_that_fits_nowhere_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedded, "_MAX_SOCKET_PATH", 8)  # no directory is that short
+    with pytest.raises(DataDirError, match="set TMPDIR to a shorter directory"):
+        EmbeddedServer(tmp_path / "data")
 
 
 def test_stop_refuses_to_signal_a_process_that_is_not_our_server(tmp_path):
