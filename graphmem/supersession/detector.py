@@ -179,10 +179,12 @@ class SupersessionDetector:
                 docs = self._parser.parse_many([c for c, _ in copies])
                 for text, doc, (_, names) in zip(missing, docs, copies):
                     found[text] = read_claim(doc, self.lexicon, names)
+                keep = missing
                 if len(self._claims) + len(missing) > CLAIM_CACHE:
-                    self._claims.clear()  # the cache is full: start again (this answer
-                    # comes from `found`, which it does not touch)
-                self._claims.update((t, stored_claims.pack(found[t])) for t in missing)
+                    self._claims.clear()  # the cache is full: start again, with every
+                    # text of this call (the write path asks `kept` for them next)
+                    keep = list(found)
+                self._claims.update((t, stored_claims.pack(found[t])) for t in keep)
             return [found[t] for t in texts]
 
     def claim(self, text: str) -> Claim:

@@ -255,19 +255,22 @@ def test_a_statement_is_compared_with_the_latest_states_of_its_anchor(monkeypatc
     assert len(compared) == 5
 
 
-def test_claims_asked_for_when_the_cache_fills_are_all_answered(monkeypatch):
+def test_claims_asked_for_when_the_cache_fills_are_all_answered_and_kept(monkeypatch):
     """A batch of known and new texts that fills the claim cache: the cache starts again
-    and every text of the batch still gets its claim (it raised KeyError)."""
+    and every text of the batch still gets its claim (it raised KeyError), and the claims
+    to keep with each (the write path asks next: the known ones were dropped, and their
+    memories stored without claims), and nothing older."""
     from graphmem.supersession import detector as module
 
     monkeypatch.setattr(module, "CLAIM_CACHE", 3)
     found = module.SupersessionDetector()
     known = ["Ana lives in Berlin.", "Ben owns the bakery."]
-    found.claims(known)
+    found.claims(known + ["Eve paints the fence."])
     batch = known + ["Chloe sold the kite.", "Dmitri moved to Oslo."]
     claims = found.claims(batch)
     assert [c.predicate for c in claims] == ["live", "own", "sell", "move"]
-    assert len(found._claims) <= 3
+    assert all(found.kept([text]) for text in batch)
+    assert set(found._claims) == set(batch)
 
 
 def test_one_statement_parses_few_memories_without_kept_claims(monkeypatch):
