@@ -221,9 +221,9 @@ class EmbeddedServer:
                 return short
         raise DataDirError(
             f"the server's socket would be {path}, longer than a Unix socket's path may "
-            f"be ({_MAX_SOCKET_PATH} bytes here), and the temporary directory "
-            f"{tempfile.gettempdir()} is too deep to hold it instead: use a shorter "
-            "--data-dir, or set TMPDIR to a shorter directory")
+            f"be ({_MAX_SOCKET_PATH} bytes here), and neither the temporary directory "
+            f"{tempfile.gettempdir()} nor /tmp is short enough to hold it instead: use a "
+            "shorter --data-dir, or set TMPDIR to a shorter directory")
 
     def _prepare_dir(self) -> None:
         try:
