@@ -70,9 +70,13 @@ def pending_upgrades(store, queries, *, settle: bool = True,
 
 
 def mark_done(store, queries, upgrade: Upgrade) -> None:
-    """Record ``upgrade`` as done (for its version): it is not asked for again."""
+    """Record ``upgrade`` as done (for its version, forgetting its other versions'
+    records): it is not asked for again."""
     store.write(queries["upgrade/record"], {"name": upgrade.record,
                                             "at": int(time.time() * 1000)})
+    if upgrade.version:
+        store.write(queries["upgrade/forget_other_versions"],
+                    {"stem": f"{upgrade.name} ", "name": upgrade.record})
 
 
 def warn_pending(upgrades: list[Upgrade], uri: str) -> None:

@@ -242,6 +242,9 @@ def test_reclaim_is_asked_for_where_memories_keep_no_claims_of_this_reading(
         assert g.upgrades_pending() == [str(RECLAIM)]
         assert g.reclaim() == {"default": 1}
         assert g.upgrades_pending() == []
+        done = g.cypher("MATCH (u:GraphmemUpgrade) RETURN u.name AS name")
+    # the older reading's record is forgotten: one record a versioned upgrade
+    assert sorted(r["name"] for r in done) == ["reclaim " + READING, "relink_timelines"]
 
 
 def test_a_store_whose_memories_all_keep_this_reading_records_reclaim_done_at_open(
