@@ -10,6 +10,8 @@ import pytest
 
 from graphmem import MemoryGraph
 from graphmem import view_snapshot as vs
+from graphmem.retrieval import bm25
+from graphmem.retrieval.bm25 import BM25Index
 from tests.scenes import channel_alone
 
 NS = "snap"
@@ -94,6 +96,21 @@ def test_a_snapshot_holds_the_vectors_once(stored):
     assert [p.name for p in directory.glob("*.npy") if "vectors" in p.name or "half" in p.name] \
         == [vs.VECTORS_FILE]
     assert len(np.load(directory / vs.VECTORS_FILE)) >= len(stored._views.synced(NS))
+
+
+def test_the_bm25_layout_names_what_a_snapshot_saves_not_what_speeds_searches():
+    """A snapshot whose layout differs is read again from the store (ten minutes at a
+    million memories), so an attribute added to the BM25 index must be either saved (and
+    the layout changed on purpose) or declared derived, kept for speed and made again:
+    the masks a search by rows keeps are derived, and once they were not declared so
+    every snapshot was ignored."""
+    index = BM25Index()
+    index.add("m", "a lake trip", 0)
+    index.search("lake", rows=np.array([0], dtype=np.int64))  # keeps a mask
+    assert index._masks and set(bm25.DERIVED) <= set(index.__dict__)
+    assert vs._layout()["bm25"] == sorted(
+        ["k1", "b", "_tokenize", "_postings", "_df", "_slot_of", "_ids", "_terms_of",
+         "_lengths", "_live", "_keys", "_slot_of_key", "_total_length"])
 
 
 def test_a_dropped_and_recreated_namespace_is_another_lineage(stored):

@@ -49,7 +49,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphmem.retrieval.bm25 import BM25Index
+from graphmem.retrieval.bm25 import DERIVED as BM25_DERIVED, BM25Index
 from graphmem.retrieval import preferences as preference_rules
 from graphmem.retrieval.text_index import DERIVED as TEXT_DERIVED, TextIndex
 from graphmem.view import MemoryRecord, NamespaceView
@@ -163,7 +163,7 @@ def _layout() -> dict:
     preferences and constraints: a changed class or rule invalidates snapshots."""
     empty = NamespaceView("layout")
     return {"view": sorted(k for k in empty.__dict__ if k not in _VIEW_SKIP),
-            "bm25": sorted(BM25Index().__dict__),
+            "bm25": sorted(k for k in BM25Index().__dict__ if k not in BM25_DERIVED),
             "record": sorted(MemoryRecord.__dataclass_fields__),
             "text_index": sorted(k for k in TextIndex(empty).__dict__ if k not in TEXT_DERIVED),
             "text_rules": preference_rules.RULES}

@@ -10,12 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
+from graphmem.retrieval import bm25 as bm25_module
 from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _summed, _top_order, within_budget
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
 texts = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
 corpora = st.lists(texts, min_size=1, max_size=25)
+KEPT_MASKS = (bm25_module.MASKS, bm25_module.MASK_CHANGES)
 
 
 def reference_scores(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> dict[int, float]:
@@ -155,6 +157,60 @@ def test_rows_rank_as_the_ids_they_key(docs, query, data):
     plus, minus = (data.draw(st.sets(st.sampled_from(ids))) for _ in range(2))
     assert index.search(query, k=k, rows=rows, plus=plus, minus=minus) == \
         index.search(query, k=k, allowed=(allowed - minus) | plus)
+
+
+operations = st.lists(st.tuples(st.sampled_from(["add", "remove", "grow", "search", "search"]),
+                                 st.integers(0, 40), texts, st.integers(0, 3)),
+                      min_size=10, max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(operations, st.integers(1, 8), st.sampled_from([2, 4096]), st.data())
+def test_kept_masks_follow_adds_and_removes(steps, masks, changes, data):
+    """Searches by the same rows arrays, between adds, removes and re-adds (the index
+    keeps their masks and catches them up), and by arrays that extend them, find what
+    the ids they key find, whatever the number of masks kept and of changes they catch
+    up with."""
+    index = BM25Index()
+    bm25_module.MASKS, bm25_module.MASK_CHANGES = masks, changes  # restored below
+    try:
+        pool = [np.array(sorted(data.draw(st.sets(st.integers(0, 20), min_size=4))), dtype=np.int64)
+                for _ in range(3)]
+        pool.append(np.array([9, 3, 30, 1], dtype=np.int64))  # not sorted: made every time
+        key_of: dict[str, int] = {}
+        for action, number, text, which in steps:
+            doc = f"d{number}"
+            if action == "add" and doc not in index:
+                if key_of.get(doc, number) not in {key_of[d] for d in key_of if d in index}:
+                    key_of[doc] = number
+                    index.add(doc, text, number)
+            elif action == "remove" and doc in index:
+                index.remove(doc)
+            elif action == "grow":  # a new array: the rows before and more after them
+                rows = pool[which]
+                after = np.arange(int(rows[-1]) + 1, int(rows[-1]) + 2 + number % 4)
+                pool[which] = np.concatenate([rows, after if number % 2 else after[::-1]])
+            elif action == "search":
+                rows = pool[which]
+                keyed = set(rows.tolist())
+                allowed = {d for d, key in key_of.items() if key in keyed and d in index}
+                assert index.search(text or "lake", k=5, rows=rows) == \
+                    index.search(text or "lake", k=5, allowed=allowed)
+    finally:
+        bm25_module.MASKS, bm25_module.MASK_CHANGES = KEPT_MASKS
+
+
+def test_rows_not_in_order_are_searched_afresh():
+    """Rows that extend kept ones by rows out of order are not caught up by looking keys
+    up in them (which needs order): a document added later under such a key is found."""
+    index = BM25Index()
+    index.add("a", "lake trip", 1)
+    before = np.array([1, 2], dtype=np.int64)
+    assert [d for d, _ in index.search("lake", rows=before)] == ["a"]
+    after = np.array([1, 2, 9, 7], dtype=np.int64)
+    assert [d for d, _ in index.search("lake", rows=after)] == ["a"]
+    index.add("b", "lake camp", 7)
+    assert sorted(d for d, _ in index.search("lake", rows=after)) == ["a", "b"]
 
 
 def test_a_key_names_one_live_document():
