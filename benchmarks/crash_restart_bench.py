@@ -7,7 +7,9 @@ A clean close rewrites a long tail (`graphmem.store.aof`); a crash (the server k
 the machine lost) leaves whatever tail there was, and the next start replays it query by
 query, at a few MB/s against some 200 MB/s for the base. Redis rewrites on its own once
 the tail reaches ``auto-aof-rewrite-percentage`` of the base (and the whole file
-``auto-aof-rewrite-min-size``). This fills one store (bulk load, synthetic vectors), then
+``auto-aof-rewrite-min-size``). This fills one store (bulk load, synthetic vectors, each
+memory with its claims as the write path keeps them: a store without them makes every
+remember parse older statements, and the remember figures would measure that), then
 for each setting, on its own copy of that store: ``--writes`` remembers through the
 write path (each one's latency, and the server's forks meanwhile), the server killed with
 SIGKILL, the tail it left, then the time to open the store again (the server loads its
@@ -103,7 +105,7 @@ def main() -> None:
         filled = Path(tmp) / "filled"
         with MemoryGraph.open(data_dir=filled) as g:
             out["fill_s"] = round(fill(g, NS, args.size, random.Random(args.seed),
-                                       synthetic=True), 1)
+                                       synthetic=True, claims=True), 1)
             settle(g)
             g._store.compact_log()  # every copy starts from one base, with no tail
             # read once, so that the close saves the view and its text index: every copy
