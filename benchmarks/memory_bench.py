@@ -16,6 +16,9 @@
     python benchmarks/memory_bench.py --sizes 100000 --data-dir DIR --without expand
                                         # each kind of question also timed without a
                                         # channel, in the same run: what it costs
+    python benchmarks/memory_bench.py --sizes 1000000 --data-dir DIR --askers 1
+                                        # one agent writes and asks (a person's
+                                        # assistant); by default twenty, at random
 
 With ``--data-dir`` the store is kept and filled only the first time; a later run opens
 it as a new process would (from the view snapshot the first run saved) and reports the
@@ -183,8 +186,10 @@ def settle(g: MemoryGraph, timeout_s: float = 600) -> None:
 def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = False,
             claims: bool = False, freeze: bool = False, window: int = 0,
             preferences: float = 0.0, deposit_atoms: int = 1, templates: bool = False,
-            without: str | None = None, tables: Path | None = None) -> dict:
+            without: str | None = None, tables: Path | None = None, askers: int = 0) -> dict:
     rng = random.Random(seed)
+    # the agents that write and ask (the first ``askers``; all of them by default)
+    active = AGENTS[:askers] if askers else AGENTS
     asked = None if tables is None else config_of_tables(tables)
     lacking = None if without is None else without_channel(without, asked)
     ns = f"bench-{size}"
@@ -227,7 +232,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
         def ask(query: str, config, into: list[float], counted: FaultCount | None) -> None:
             """Time one recall of ``query`` by an agent at random into ``into``."""
             t, before = time.perf_counter(), majflt()
-            g.recall(rng.choice(AGENTS), query, k=10, ns=ns, config=config)
+            g.recall(rng.choice(active), query, k=10, ns=ns, config=config)
             into.append((time.perf_counter() - t) * 1000)
             if counted is not None:
                 counted.add(majflt() - before)
@@ -242,7 +247,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
             g.cypher("RETURN 1 AS one")
             ping_ms.append((time.perf_counter() - t) * 1000)
             t, before = time.perf_counter(), majflt()
-            result = g.remember(rng.choice(AGENTS), fresh, witnesses=rng.sample(AGENTS, 0), ns=ns)
+            result = g.remember(rng.choice(active), fresh, witnesses=rng.sample(AGENTS, 0), ns=ns)
             remember_ms.append((time.perf_counter() - t) * 1000)
             faults["remember"].add(majflt() - before)
             merged += sum(a.action == "merged" for a in result.atoms)
@@ -263,7 +268,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
                 first, second = rng.sample(THINGS, 2)
                 query = f"Would you suggest {first} or {second} for me?"
                 t = time.perf_counter()
-                g.recall(rng.choice(AGENTS), query, k=10, ns=ns)
+                g.recall(rng.choice(active), query, k=10, ns=ns)
                 asking_ms.append((time.perf_counter() - t) * 1000)
         collections.stop()
         if freeze:
@@ -289,6 +294,7 @@ def measure(size: int, ops: int, data_dir: Path, seed: int, synthetic: bool = Fa
          "all-MiniLM-L6-v2 of each template, moved" if templates else "all-MiniLM-L6-v2") + \
         (", claims kept" if claims else ", no claims kept")
     return {"memories": size, "vectors": filled, "ops": ops, "merged": merged,
+            "askers": len(active),
             "fill_s": fill_s and round(fill_s, 1),
             "first_read": "open + first recall (snapshot)" if fill_s is None
             else "first view read",
@@ -410,17 +416,22 @@ def main() -> None:
     parser.add_argument("--tables", type=Path,
                         help="recall with these weight tables (JSON, as cv_fitted.py's "
                              "'fitted on every fold') instead of the shipped ones")
+    parser.add_argument("--askers", type=int, default=0,
+                        help="only the first N agents write and ask (1: a person's "
+                             "assistant); 0, the default: all %d, at random" % len(AGENTS))
     parser.add_argument("--data-dir", type=Path,
                         help="keep the stores here (DIR/size-N): filled by the first run, "
                              "opened from their view snapshots by later ones")
     args = parser.parse_args()
+    if not 0 <= args.askers <= len(AGENTS):
+        parser.error(f"--askers takes 0 (all) to {len(AGENTS)} agents, got {args.askers}")
     if args.deposit_atoms < 1:
         parser.error(f"--deposit-atoms takes a count of atoms, 1 or more, got {args.deposit_atoms}")
     options = {"synthetic": args.synthetic_vectors, "claims": args.claims,
                "freeze": args.freeze, "window": args.window,
                "preferences": args.preferences, "deposit_atoms": args.deposit_atoms,
                "templates": args.template_vectors, "without": args.without,
-               "tables": args.tables}
+               "tables": args.tables, "askers": args.askers}
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         if args.data_dir is not None:

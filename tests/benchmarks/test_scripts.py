@@ -37,12 +37,18 @@ def test_sentence_vectors_feed_the_index_benchmark(tmp_path, shared_data):
     assert shipped["all"]["recall@10_report"] >= 0.9, report["settings"]
 
 
+def test_memory_bench_refuses_more_askers_than_agents(tmp_path):
+    done = scripts.completed("memory_bench.py", "--sizes", "300", "--askers", "21", cwd=tmp_path)
+    assert done.returncode == 2 and "--askers takes 0 (all) to 20 agents, got 21" in done.stderr
+
+
 def test_memory_bench_runs_on_a_small_store(tmp_path):
     report = json.loads(scripts.run("memory_bench.py", "--sizes", "300", "--ops", "10",
                                      "--template-vectors", "--deposit-atoms", "3", "--freeze",
+                                     "--askers", "2",
                                      "--data-dir", str(tmp_path / "data"), "--json", cwd=tmp_path))
     (run,) = report
-    assert run["memories"] == 300 and run["ops"] == 10
+    assert run["memories"] == 300 and run["ops"] == 10 and run["askers"] == 2
     for op in ("remember", "recall", "recall, a list question naming an agent"):
         latency = run["latency_ms"][op]
         assert 0 < latency["p50"] <= latency["p95"] <= latency["max"]
