@@ -32,6 +32,7 @@ import numpy as np
 from graphmem.errors import InvalidInput
 from graphmem.untraced import IdList
 
+from .row_masks import NO_KEY, NO_SLOT, RowMasks
 from .tokenize import tokenize
 
 __all__ = ["BM25Index", "DERIVED", "POSTINGS", "within_budget"]
@@ -40,11 +41,10 @@ _INITIAL_CAPACITY = 4
 
 #: attributes kept for speed alone, made again as searches need them: a snapshot neither
 #: saves them nor counts them in its layout (`graphmem.view_snapshot`)
-DERIVED = frozenset({"_masks", "_changed"})
+DERIVED = frozenset({"_masks"})
 
-#: the key of a document added without one (no ``rows`` admits it), and the slot of a key
-#: that names no live document
-NO_KEY = NO_SLOT = -1
+# NO_KEY, the key of a document added without one (no ``rows`` admits it), and NO_SLOT,
+# the slot of a key that names no live document, are `row_masks`', which reads them too
 
 
 class _Postings:
@@ -98,10 +98,8 @@ class BM25Index:
         self._keys = np.full(_INITIAL_CAPACITY, NO_KEY, dtype=np.int32)
         self._slot_of_key = np.full(0, NO_SLOT, dtype=np.int32)
         self._total_length = 0.0
-        # the masks of the ``rows`` arrays searched last (`_admitted`), and the slots added
-        # or removed since the oldest was made, in order (`_Mask`)
-        self._masks: dict[int, _Mask] = {}
-        self._changed: list[int] = []
+        # the masks of the ``rows`` arrays searched last (`_admitted`)
+        self._masks = RowMasks()
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -145,7 +143,7 @@ class BM25Index:
                 self._slot_of_key = _grown(self._slot_of_key, key + 1, NO_SLOT)
             self._slot_of_key[key] = slot
         self._total_length += len(terms)
-        self._note_change(slot)
+        self._masks.note(slot)
 
     def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
         """Index (doc_id, text) pairs in order."""
@@ -165,18 +163,7 @@ class BM25Index:
         for term in self._terms_of[slot]:
             self._df[term] -= 1
         self._terms_of[slot] = ()
-        self._note_change(slot)
-
-    def _note_change(self, slot: int) -> None:
-        """Note a slot added or removed, for the kept masks to catch up with; past
-        `MASK_CHANGES` they are dropped instead (made again when next asked for)."""
-        if not self._masks:
-            return
-        if len(self._changed) >= MASK_CHANGES:
-            self._masks.clear()
-            self._changed.clear()
-            return
-        self._changed.append(slot)
+        self._masks.note(slot)
 
     def document_frequency(self, term: str) -> int:
         """How many live documents hold ``term`` (a term as the tokenizer makes it)."""
@@ -374,8 +361,9 @@ class BM25Index:
                   minus: Iterable[str] = ()) -> np.ndarray:
         """A mask by slot of the live documents whose key is in ``rows`` or whose id is in
         ``plus``, less those whose id is in ``minus`` (read only: it may be kept for the
-        next search by the same ``rows``, see `_rows_mask`)."""
-        mask = self._rows_mask(rows)
+        next search by the same ``rows``: `graphmem.retrieval.row_masks`)."""
+        mask = self._masks.mask(rows, self._slot_of_key, self._keys, self._live,
+                                len(self._lengths))
         if plus or minus:
             mask = mask.copy()
             for ids, admit in ((minus, False), (plus, True)):
@@ -384,48 +372,6 @@ class BM25Index:
                     if slot is not None:
                         mask[slot] = admit
         return mask
-
-    def _rows_mask(self, rows: np.ndarray) -> np.ndarray:
-        """A mask by slot of the live documents whose key is in ``rows``.
-
-        Made by a pass over ``rows``, not over the index, it still cost about a
-        millisecond inside a recall (0.6 ms in a loop of its own) for an owner's 100,000
-        at a million memories, and a recall searches two indexes by the same rows, each
-        once or twice. So the masks of the last `MASKS` arrays of sorted rows are
-        kept, by identity (a view hands out a new array when an agent's rows change, and
-        never changes one it handed out), and brought up to date by the slots added or
-        removed since (a few per deposit) instead of made again."""
-        kept = self._masks.pop(id(rows), None)
-        if kept is None or kept.rows is not rows:
-            kept = self._extended_from(rows)
-        if kept is not None and (kept.seen == len(self._changed) or kept.catch_up(self)):
-            if kept.rows is not rows:  # the rows it was made for, and more after them
-                kept.extend(self, rows)
-            self._masks[id(rows)] = kept  # the most recently used last
-            return kept.mask
-        mask = np.zeros(len(self._lengths), dtype=bool)  # the capacity: slots added fit
-        known = rows[(rows >= 0) & (rows < len(self._slot_of_key))]
-        slots = self._slot_of_key[known]
-        mask[slots[slots != NO_SLOT]] = True
-        if _ascending(rows):  # a catch-up looks keys up in them
-            if len(self._masks) >= MASKS:
-                self._masks.pop(next(iter(self._masks)))
-            if not self._masks:
-                self._changed.clear()
-            self._masks[id(rows)] = _Mask(rows, mask, len(self._changed))
-        return mask
-
-    def _extended_from(self, rows: np.ndarray) -> _Mask | None:
-        """The kept mask whose rows ``rows`` begins with and extends (taken out of the
-        kept ones), if any: an agent's rows after it wrote are its rows before and the
-        new ones after them, in a new array."""
-        for key, kept in self._masks.items():
-            old = kept.rows
-            if 0 < len(old) < len(rows) and old[-1] < rows[len(old)] \
-                    and old[0] == rows[0] and old[-1] == rows[len(old) - 1] \
-                    and np.array_equal(old, rows[:len(old)]) and _ascending(rows[len(old):]):
-                return self._masks.pop(key)
-        return None
 
     def _pairs(self, slots: np.ndarray, scores: np.ndarray, order: np.ndarray) -> list[tuple[str, float]]:
         return [(self._ids[slots[i]], float(scores[i])) for i in order]
@@ -443,53 +389,6 @@ def _grown(array: np.ndarray, size: int, fill: int) -> np.ndarray:
     grown = np.full(max(size, 2 * len(array)), fill, dtype=array.dtype)
     grown[: len(array)] = array
     return grown
-
-
-#: rows arrays whose masks of admitted slots a search keeps (`BM25Index._rows_mask`): the
-#: agents asking in turn. A mask is a byte a slot (at a million memories, 1-2 MB an index)
-MASKS = 8
-#: slots added or removed that kept masks catch up with; past it they are dropped
-MASK_CHANGES = 4096
-
-
-class _Mask:
-    """A mask by slot of the live documents keyed by ``rows`` (sorted), made when
-    ``seen`` changes had been noted."""
-
-    __slots__ = ("rows", "mask", "seen")
-
-    def __init__(self, rows: np.ndarray, mask: np.ndarray, seen: int) -> None:
-        self.rows, self.mask, self.seen = rows, mask, seen
-
-    def catch_up(self, index: BM25Index) -> bool:
-        """Bring the mask up to the index's changes since ``seen``; False (nothing
-        changed) if a slot is past its end: the index has grown, and it is made again."""
-        changed = np.array(index._changed[self.seen:], dtype=np.int64)
-        if changed.size and int(changed.max()) >= len(self.mask):
-            return False
-        keys = index._keys[changed].astype(np.int64)
-        at = np.minimum(np.searchsorted(self.rows, keys), max(len(self.rows) - 1, 0))
-        keyed = (keys != NO_KEY) & index._live[changed]
-        if len(self.rows):
-            keyed &= self.rows[at] == keys
-        else:
-            keyed[:] = False
-        self.mask[changed] = keyed
-        self.seen = len(index._changed)
-        return True
-
-    def extend(self, index: BM25Index, rows: np.ndarray) -> None:
-        """Admit the documents of the rows ``rows`` holds after ``self.rows`` (which it
-        begins with), and keep ``rows`` as the mask's rows from now on."""
-        tail = rows[len(self.rows):]
-        tail = tail[tail < len(index._slot_of_key)]
-        slots = index._slot_of_key[tail]
-        self.mask[slots[slots != NO_SLOT]] = True
-        self.rows = rows
-
-
-def _ascending(rows: np.ndarray) -> bool:
-    return rows.ndim == 1 and (rows.size < 2 or bool(np.all(rows[1:] > rows[:-1])))
 
 
 #: matches are summed over the postings themselves (sorted, not spread over an array as

@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval import bm25 as bm25_module
+from graphmem.retrieval import row_masks
 from graphmem.retrieval.bm25 import NO_SLOT, BM25Index, _summed, _top_order, within_budget
 from graphmem.retrieval.tokenize import stem_word, tokenize
 
 WORDS = ["paint", "painting", "lake", "sunrise", "group", "support", "dog", "dogs", "2022", "trip", "camp"]
 texts = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
 corpora = st.lists(texts, min_size=1, max_size=25)
-KEPT_MASKS = (bm25_module.MASKS, bm25_module.MASK_CHANGES)
+KEPT_MASKS = (row_masks.MASKS, row_masks.MASK_CHANGES)
 
 
 def reference_scores(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> dict[int, float]:
@@ -172,7 +172,7 @@ def test_kept_masks_follow_adds_and_removes(steps, masks, changes, data):
     the ids they key find, whatever the number of masks kept and of changes they catch
     up with."""
     index = BM25Index()
-    bm25_module.MASKS, bm25_module.MASK_CHANGES = masks, changes  # restored below
+    row_masks.MASKS, row_masks.MASK_CHANGES = masks, changes  # restored below
     try:
         pool = [np.array(sorted(data.draw(st.sets(st.integers(0, 20), min_size=4))), dtype=np.int64)
                 for _ in range(3)]
@@ -197,7 +197,7 @@ def test_kept_masks_follow_adds_and_removes(steps, masks, changes, data):
                 assert index.search(text or "lake", k=5, rows=rows) == \
                     index.search(text or "lake", k=5, allowed=allowed)
     finally:
-        bm25_module.MASKS, bm25_module.MASK_CHANGES = KEPT_MASKS
+        row_masks.MASKS, row_masks.MASK_CHANGES = KEPT_MASKS
 
 
 def test_rows_not_in_order_are_searched_afresh():
