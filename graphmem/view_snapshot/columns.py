@@ -434,16 +434,21 @@ def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:
     np.save(directory / f"{name}.lengths.npy", index._lengths[:n], allow_pickle=False)
     np.save(directory / f"{name}.live.npy", index._live[:n], allow_pickle=False)
     np.save(directory / f"{name}.keys.npy", index._keys[:n], allow_pickle=False)
-    write_json_column(directory, f"{name}.terms_of", (list(index._terms_of[i]) for i in range(n)))
+    # a row's terms as they were saved, unless read since (a snapshot's are made on first
+    # read and kept: making every row's here kept 0.5 GB more after a save at a million)
+    saved = getattr(index._terms_of, "raw_of", lambda i: None)
+    write_json_column(directory, f"{name}.terms_of",
+                      (None if saved(i) is not None else list(index._terms_of[i])
+                       for i in range(n)), raw=saved)
     terms = list(index._postings)
     postings = [index._postings[t] for t in terms]
     offsets = np.concatenate([[0], np.cumsum([p.size for p in postings], dtype=np.int64)])
     (directory / f"{name}.terms.json").write_text(json.dumps(terms))
     np.save(directory / f"{name}.post.off.npy", offsets.astype(np.int64), allow_pickle=False)
     for part, dtype in (("slots", np.int64), ("tfs", np.float64)):
-        flat = (np.concatenate([getattr(p, part)[:p.size] for p in postings])
-                if postings else np.empty(0))
-        np.save(directory / f"{name}.post.{part}.npy", flat.astype(dtype), allow_pickle=False)
+        flat = (np.concatenate([getattr(p, part)[:p.size] for p in postings], dtype=dtype)
+                if postings else np.empty(0, dtype=dtype))
+        np.save(directory / f"{name}.post.{part}.npy", flat, allow_pickle=False)
     return {"k1": index.k1, "b": index.b, "_df": dict(index._df),
             "_total_length": float(index._total_length)}
 
@@ -465,7 +470,8 @@ def _load_bm25(directory: Path, name: str, small: dict) -> BM25Index:
     index._slot_of_key = np.full(int(index._keys.max(initial=-1)) + 1, NO_SLOT, dtype=np.int32)
     index._slot_of_key[index._keys[keyed]] = keyed
     terms_of = read_json_column(directory, f"{name}.terms_of")
-    index._terms_of = LazyList(n, lambda i: tuple(terms_of[i]))  # type: ignore[assignment]
+    index._terms_of = LazyList(  # type: ignore[assignment]
+        n, lambda i: tuple(terms_of[i]), source=terms_of.raw)
     terms = json.loads((directory / f"{name}.terms.json").read_text())
     offsets = load_array(directory / f"{name}.post.off.npy")
     slots = load_array(directory / f"{name}.post.slots.npy")

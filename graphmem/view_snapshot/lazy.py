@@ -11,7 +11,7 @@ view restored from it makes a record (or an index entry) only when something rea
     LazyDict(keys, make)                        a mutable mapping over ``keys`` whose
                                                 values are made by ``make(position)`` on
                                                 first read, then kept like a dict's
-    LazyList(n, make)                           the same for a list
+    LazyList(n, make, source)                   the same for a list
 
 Arrays are read with ``np.load(mmap_mode="c")``: the pages come from the file as they
 are touched, shared with every process that maps the same snapshot, and a write lands in
@@ -205,12 +205,21 @@ class LazyDict(MutableMapping, Generic[V]):
 
 class LazyList(Generic[V]):
     """A list whose first ``n`` items are made by ``make(i)`` on first read; it grows by
-    ``append`` and items are replaced by assignment (what BM25's term lists need)."""
+    ``append`` and items are replaced by assignment (what BM25's term lists need).
+    ``source(i)``, when given, is the saved encoding of item ``i``: `raw_of` returns it for
+    an item not made or replaced, so that a save copies it instead of making it."""
 
-    def __init__(self, n: int, make: Callable[[int], V]) -> None:
-        self._n, self._make = n, make
+    def __init__(self, n: int, make: Callable[[int], V],
+                 source: Callable[[int], bytes] | None = None) -> None:
+        self._n, self._make, self._source = n, make, source
         self._made: dict[int, V] = {}
         self._added: list[V] = []
+
+    def raw_of(self, i: int) -> bytes | None:
+        """Item ``i``'s saved encoding if it is still the saved item, else None."""
+        if self._source is None or not 0 <= i < self._n or i in self._made:
+            return None
+        return self._source(i)
 
     def __len__(self) -> int:
         return self._n + len(self._added)

@@ -52,6 +52,18 @@ def test_an_unread_entry_is_copied_as_saved_and_a_read_one_is_not(tmp_path):
     assert lazy.raw_of("y") is None and lazy["y"] == {"b": 3}
 
 
+def test_an_unread_item_of_a_list_is_copied_as_saved_and_a_read_one_is_not(tmp_path):
+    write_json_column(tmp_path, "c", [["a"], ["b"], ["c"]])
+    column = read_json_column(tmp_path, "c")
+    lazy = LazyList(3, lambda i: tuple(column[i]), source=column.raw)
+    assert lazy.raw_of(0) == b'["a"]' and lazy.raw_of(2) == b'["c"]'
+    assert lazy[0] == ("a",) and lazy.raw_of(0) is None  # read: written from what it is
+    lazy[1] = ("z",)
+    lazy.append(("d",))
+    assert lazy.raw_of(1) is None and lazy.raw_of(3) is None and lazy.raw_of(-1) is None
+    assert LazyList(3, lambda i: tuple(column[i])).raw_of(2) is None  # no source
+
+
 @settings(max_examples=100, deadline=None)
 @given(initial=st.lists(st.integers()), ops=st.lists(
     st.tuples(st.sampled_from(["get", "set", "append"]), st.integers(0, 30), st.integers()),
