@@ -37,6 +37,23 @@ def test_sentence_vectors_feed_the_index_benchmark(tmp_path, shared_data):
     assert shipped["all"]["recall@10_report"] >= 0.9, report["settings"]
 
 
+def test_the_snapshot_save_benchmark_saves_a_stores_view_aside(tmp_path):
+    scripts.run("memory_bench.py", "--sizes", "300", "--ops", "0", "--template-vectors",
+                "--data-dir", str(tmp_path / "data"), "--json", cwd=tmp_path)
+    store = tmp_path / "data" / "size-300"
+    kept = sorted(p.relative_to(store) for p in store.rglob("*") if "snap" in str(p))
+    report = json.loads(scripts.run("snapshot_save_bench.py", "--data-dir", str(store),
+                                     "--ns", "bench-300", "--json", cwd=tmp_path))
+    assert report["memories"] == 300 and report["save_s"] >= 0
+    assert report["written_mb_on_disk"] >= 0 and report["peak_over_before_mb"] >= 0
+    assert report["after"]["rss_mb"] > 0 and report["slowest_steps_s"] is not None
+    # saved aside: the store's own snapshot is as it was
+    assert sorted(p.relative_to(store) for p in store.rglob("*") if "snap" in str(p)) == kept
+    empty = scripts.completed("snapshot_save_bench.py", "--data-dir", str(store), "--ns",
+                              "nobody", cwd=tmp_path)
+    assert empty.returncode != 0 and "holds no memories" in empty.stderr
+
+
 def test_memory_bench_refuses_more_askers_than_agents(tmp_path):
     done = scripts.completed("memory_bench.py", "--sizes", "300", "--askers", "21", cwd=tmp_path)
     assert done.returncode == 2 and "--askers takes 0 (all) to 20 agents, got 21" in done.stderr
