@@ -34,8 +34,8 @@ from graphmem.vector_index import CoarseIndex
 from graphmem.untraced import IdList, id_set, row_list
 from graphmem.view import MemoryRecord, NamespaceView
 from graphmem.view_rows import RowColumns
-from graphmem.view_snapshot.lazy import (_ABSENT, LazyDict, LazyList, load_array, read_json_column,
-                                         write_json_column)
+from graphmem.view_snapshot.lazy import (_ABSENT, LazyDict, LazyList, copy_json_column,
+                                         load_array, read_json_column, write_json_column)
 
 _SETS = {f.name for f in fields(MemoryRecord)
          if isinstance(getattr(MemoryRecord("", 0, "", 0), f.name), set)}
@@ -284,9 +284,10 @@ def _siblings_of_saved_records(view: NamespaceView, records: RecordDict
     """The sibling columns (as `_sibling_columns` writes them) of a snapshot saved
     without them, read off the saved records of the linked rows without making them
     (0.7 s at 100,000 memories)."""
-    n, position, raw = len(view._ids), records._position, records._source
-    if raw is None:
+    n, position, source = len(view._ids), records._position, records._source
+    if source is None:
         raise ValueError("records loaded without their saved encoding")
+    raw = source.raw
     unheld: dict[str, int] = {}
     linked = np.flatnonzero(np.asarray(view._columns.linked[:n], dtype=bool))
     counts = np.zeros(n, dtype=np.int64)
@@ -369,9 +370,12 @@ def _save_json_dict(directory: Path, name: str, mapping, encode,
     if len(keys) != len(mapping):
         raise ValueError(f"{name}: keys and values disagree")
     (directory / f"{name}.keys.json").write_text(json.dumps(keys))
-    raw = mapping.raw_of if isinstance(mapping, LazyDict) else (lambda key: None)
-    write_json_column(directory, name, (None if raw(k) is not None else encode(mapping[k])
-                                        for k in keys), raw=lambda i: raw(keys[i]))
+    saved = mapping._source if isinstance(mapping, LazyDict) else None
+    if saved is not None:  # the values not read since are copied as they were saved
+        copy_json_column(directory, name, saved, mapping.saved_positions(keys),
+                         lambda i: encode(mapping[keys[i]]))
+    else:
+        write_json_column(directory, name, (encode(mapping[k]) for k in keys))
 
 
 def _load_json_dict(directory: Path, name: str, decode, kind=LazyDict,
@@ -380,7 +384,7 @@ def _load_json_dict(directory: Path, name: str, decode, kind=LazyDict,
     column = read_json_column(directory, name, populate=populate)
     if len(column) != len(keys):
         raise ValueError(f"{name}: keys and values disagree")
-    return kind(keys, lambda i: decode(column[i]), source=column.raw, like=like)
+    return kind(keys, lambda i: decode(column[i]), source=column, like=like)
 
 
 # -- the text index ------------------------------------------------------------------------
@@ -436,10 +440,12 @@ def _save_bm25(directory: Path, name: str, index: BM25Index) -> dict:
     np.save(directory / f"{name}.keys.npy", index._keys[:n], allow_pickle=False)
     # a row's terms as they were saved, unless read since (a snapshot's are made on first
     # read and kept: making every row's here kept 0.5 GB more after a save at a million)
-    saved = getattr(index._terms_of, "raw_of", lambda i: None)
-    write_json_column(directory, f"{name}.terms_of",
-                      (None if saved(i) is not None else list(index._terms_of[i])
-                       for i in range(n)), raw=saved)
+    terms_of = index._terms_of
+    if isinstance(terms_of, LazyList) and terms_of._source is not None:
+        copy_json_column(directory, f"{name}.terms_of", terms_of._source,
+                         terms_of.saved_positions()[:n], lambda i: list(terms_of[i]))
+    else:
+        write_json_column(directory, f"{name}.terms_of", (list(terms_of[i]) for i in range(n)))
     terms = list(index._postings)
     postings = [index._postings[t] for t in terms]
     offsets = np.concatenate([[0], np.cumsum([p.size for p in postings], dtype=np.int64)])
@@ -471,7 +477,7 @@ def _load_bm25(directory: Path, name: str, small: dict) -> BM25Index:
     index._slot_of_key[index._keys[keyed]] = keyed
     terms_of = read_json_column(directory, f"{name}.terms_of")
     index._terms_of = LazyList(  # type: ignore[assignment]
-        n, lambda i: tuple(terms_of[i]), source=terms_of.raw)
+        n, lambda i: tuple(terms_of[i]), source=terms_of)
     terms = json.loads((directory / f"{name}.terms.json").read_text())
     offsets = load_array(directory / f"{name}.post.off.npy")
     slots = load_array(directory / f"{name}.post.slots.npy")

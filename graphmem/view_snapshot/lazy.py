@@ -7,10 +7,13 @@ view restored from it makes a record (or an index entry) only when something rea
     write_json_column(directory, name, values)  one JSON document per value, concatenated
                                                 (``name.bin``), with their byte offsets
                                                 (``name.off.npy``)
+    copy_json_column(directory, name, saved,    the same, copying the values a column
+                     positions, value)          saved already holds in runs
     read_json_column(directory, name)           (blob, offsets) of such a column
-    LazyDict(keys, make)                        a mutable mapping over ``keys`` whose
+    LazyDict(keys, make, source)                a mutable mapping over ``keys`` whose
                                                 values are made by ``make(position)`` on
                                                 first read, then kept like a dict's
+                                                (``source``: the column they were saved in)
     LazyList(n, make, source)                   the same for a list
 
 Arrays are read with ``np.load(mmap_mode="c")``: the pages come from the file as they
@@ -32,28 +35,58 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from pydantic_core import from_json
 
-__all__ = ["LazyDict", "LazyList", "load_array", "read_json_column", "write_json_column"]
+__all__ = ["LazyDict", "LazyList", "copy_json_column", "load_array", "read_json_column",
+           "write_json_column"]
 
 V = TypeVar("V")
 _GONE = object()
 _ABSENT = object()  # not made yet
 
 
-def write_json_column(directory: Path, name: str, values: Iterable[Any],
-                      raw: Callable[[int], bytes | None] | None = None) -> int:
-    """Write ``values`` as a JSON column; ``raw(i)``, when given and not None, is the
-    i-th value's encoding already (copied as it is). Returns the number of values."""
+def write_json_column(directory: Path, name: str, values: Iterable[Any]) -> int:
+    """Write ``values`` as a JSON column. Returns the number of values."""
     offsets = [0]
     with open(directory / f"{name}.bin", "wb") as handle:
-        for i, value in enumerate(values):
-            data = raw(i) if raw is not None else None
-            if data is None:
-                data = json.dumps(value, separators=(",", ":")).encode()
+        for value in values:
+            data = json.dumps(value, separators=(",", ":")).encode()
             handle.write(data)
             offsets.append(offsets[-1] + len(data))
     np.save(directory / f"{name}.off.npy", np.asarray(offsets, dtype=np.int64),
             allow_pickle=False)
     return len(offsets) - 1
+
+
+def copy_json_column(directory: Path, name: str, saved: "JsonColumn", positions: np.ndarray,
+                     value: Callable[[int], Any]) -> int:
+    """Write a JSON column whose i-th value is ``saved``'s ``positions[i]``-th as it was
+    written, or ``value(i)`` encoded where ``positions[i]`` is negative (read or changed
+    since). Runs of consecutive saved values are copied in one write: a million values
+    in a fraction of a second, against seconds one at a time. Returns the number of
+    values."""
+    positions = np.asarray(positions, dtype=np.int64)
+    n = len(positions)
+    kept = positions >= 0
+    goes_on = np.zeros(n, dtype=bool)  # the value after the one before in ``saved``
+    goes_on[1:] = kept[1:] & kept[:-1] & (positions[1:] == positions[:-1] + 1)
+    starts = np.flatnonzero(~goes_on)
+    ends = np.append(starts[1:], n).astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    at = 0
+    with open(directory / f"{name}.bin", "wb") as handle:
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            if kept[start]:
+                first, last = int(positions[start]), int(positions[end - 1]) + 1
+                lo, hi = int(saved.offsets[first]), int(saved.offsets[last])
+                handle.write(saved.blob[lo:hi].data)  # a view of the mapped bytes: no copy
+                offsets[start + 1:end + 1] = saved.offsets[first + 1:last + 1] - lo + at
+                at += hi - lo
+            else:  # a run of one: the next value is never saved's next
+                data = json.dumps(value(start), separators=(",", ":")).encode()
+                handle.write(data)
+                at += len(data)
+                offsets[start + 1] = at
+    np.save(directory / f"{name}.off.npy", offsets, allow_pickle=False)
+    return n
 
 
 def read_json_column(directory: Path, name: str, *, populate: bool = False) -> "JsonColumn":
@@ -126,12 +159,13 @@ class LazyDict(MutableMapping, Generic[V]):
 
     ``keys`` are the initial keys in order; ``make(i)`` makes the value of the i-th. An
     entry once read is an ordinary value: mutate it in place, as callers of a dict do.
-    ``source(i)``, if given, is the i-th entry's encoding as it was saved, for a writer
-    that wants to copy unread entries rather than encode them again (`raw_of`).
+    ``source``, if given, is the column the entries were saved in (the i-th entry's
+    encoding is ``source.raw(i)``), for a writer that copies unread entries rather than
+    encode them again (`raw_of`, `saved_positions`).
     """
 
     def __init__(self, keys: Sequence[str], make: Callable[[int], V],
-                 source: Callable[[int], bytes] | None = None,
+                 source: JsonColumn | None = None,
                  like: "LazyDict | None" = None) -> None:
         # a tuple of strings: the garbage collector does not walk it (`graphmem.untraced`)
         self._base = keys = tuple(keys)
@@ -200,17 +234,25 @@ class LazyDict(MutableMapping, Generic[V]):
         """The saved encoding of ``key``'s value if it was never read or set, else None."""
         if self._source is None or key in self._made or key not in self._position:
             return None
-        return self._source(self._position[key])
+        return self._source.raw(self._position[key])
+
+    def saved_positions(self, keys: Sequence[str]) -> np.ndarray:
+        """Each of ``keys``' position in `source` while its value is the saved one, else
+        -1 (read, set or added since: a writer encodes those)."""
+        made, position = self._made, self._position
+        return np.fromiter((-1 if key in made else position.get(key, -1) for key in keys),
+                           dtype=np.int64, count=len(keys))
 
 
 class LazyList(Generic[V]):
     """A list whose first ``n`` items are made by ``make(i)`` on first read; it grows by
     ``append`` and items are replaced by assignment (what BM25's term lists need).
-    ``source(i)``, when given, is the saved encoding of item ``i``: `raw_of` returns it for
-    an item not made or replaced, so that a save copies it instead of making it."""
+    ``source``, when given, is the column the items were saved in: `raw_of` returns an
+    item's saved encoding while it is not made or replaced, so that a save copies it
+    instead of making it."""
 
     def __init__(self, n: int, make: Callable[[int], V],
-                 source: Callable[[int], bytes] | None = None) -> None:
+                 source: JsonColumn | None = None) -> None:
         self._n, self._make, self._source = n, make, source
         self._made: dict[int, V] = {}
         self._added: list[V] = []
@@ -219,7 +261,15 @@ class LazyList(Generic[V]):
         """Item ``i``'s saved encoding if it is still the saved item, else None."""
         if self._source is None or not 0 <= i < self._n or i in self._made:
             return None
-        return self._source(i)
+        return self._source.raw(i)
+
+    def saved_positions(self) -> np.ndarray:
+        """Each item's position in `source` while it is the saved one, else -1."""
+        positions = np.arange(len(self), dtype=np.int64)
+        positions[self._n:] = -1
+        if self._made:
+            positions[np.fromiter(self._made, dtype=np.int64, count=len(self._made))] = -1
+        return positions
 
     def __len__(self) -> int:
         return self._n + len(self._added)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.view_snapshot.lazy import (LazyDict, LazyList, load_array, read_json_column,
-                                         write_json_column)
+from graphmem.view_snapshot.lazy import (LazyDict, LazyList, copy_json_column, load_array,
+                                         read_json_column, write_json_column)
 
 KEYS = st.sampled_from([f"k{i}" for i in range(8)])
 OPS = st.lists(st.tuples(st.sampled_from(["get", "set", "del", "contains", "setdefault"]),
@@ -46,7 +46,7 @@ def test_a_lazy_dict_answers_as_a_dict(initial, ops):
 def test_an_unread_entry_is_copied_as_saved_and_a_read_one_is_not(tmp_path):
     write_json_column(tmp_path, "c", [{"a": 1}, {"b": 2}])
     column = read_json_column(tmp_path, "c")
-    lazy = LazyDict(["x", "y"], lambda i: column[i], source=column.raw)
+    lazy = LazyDict(["x", "y"], lambda i: column[i], source=column)
     assert lazy.raw_of("x") == json.dumps({"a": 1}, separators=(",", ":")).encode()
     lazy["y"]["b"] = 3
     assert lazy.raw_of("y") is None and lazy["y"] == {"b": 3}
@@ -55,7 +55,7 @@ def test_an_unread_entry_is_copied_as_saved_and_a_read_one_is_not(tmp_path):
 def test_an_unread_item_of_a_list_is_copied_as_saved_and_a_read_one_is_not(tmp_path):
     write_json_column(tmp_path, "c", [["a"], ["b"], ["c"]])
     column = read_json_column(tmp_path, "c")
-    lazy = LazyList(3, lambda i: tuple(column[i]), source=column.raw)
+    lazy = LazyList(3, lambda i: tuple(column[i]), source=column)
     assert lazy.raw_of(0) == b'["a"]' and lazy.raw_of(2) == b'["c"]'
     assert lazy[0] == ("a",) and lazy.raw_of(0) is None  # read: written from what it is
     lazy[1] = ("z",)
@@ -80,6 +80,38 @@ def test_a_lazy_list_answers_as_a_list(initial, ops):
         elif model and op == "set":
             lazy[i % len(model)] = model[i % len(model)] = value
     assert list(lazy) == model and len(lazy) == len(model)
+
+
+@settings(max_examples=200, deadline=None)
+@given(saved=st.lists(st.one_of(st.integers(), st.text(max_size=5), st.lists(st.text(
+    max_size=3), max_size=3)), max_size=12), picks=st.lists(st.integers(-3, 14), max_size=20))
+def test_a_copied_column_holds_the_saved_values_and_the_encoded_ones(tmp_path_factory, saved,
+                                                                    picks):
+    """`copy_json_column`: the i-th value is saved's ``positions[i]``-th, copied in runs
+    where positions go up by one, else the one encoded here; any order, repeats, gaps."""
+    directory = tmp_path_factory.mktemp("copy")
+    write_json_column(directory, "saved", saved)
+    column = read_json_column(directory, "saved")
+    positions = [p if 0 <= p < len(saved) else -1 for p in picks]
+    encoded = {i: {"new": i} for i, p in enumerate(positions) if p < 0}
+    assert copy_json_column(directory, "copy", column, positions, lambda i: encoded[i]) == \
+        len(positions)
+    copied = read_json_column(directory, "copy")
+    assert [copied[i] for i in range(len(copied))] == \
+        [saved[p] if p >= 0 else encoded[i] for i, p in enumerate(positions)]
+
+
+def test_a_lazy_dict_and_list_name_the_values_still_as_saved(tmp_path):
+    write_json_column(tmp_path, "c", [1, 2, 3])
+    column = read_json_column(tmp_path, "c")
+    lazy = LazyDict(["x", "y", "z"], lambda i: column[i], source=column)
+    assert lazy["y"] == 2  # read: no longer copied
+    lazy["w"] = 4
+    assert lazy.saved_positions(["x", "y", "z", "w"]).tolist() == [0, -1, 2, -1]
+    items = LazyList(3, lambda i: column[i], source=column)
+    items[2] = 9
+    items.append(5)
+    assert items.saved_positions().tolist() == [0, 1, -1, -1]
 
 
 def _resident_kb(path) -> int:
