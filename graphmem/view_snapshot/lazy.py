@@ -161,7 +161,7 @@ class LazyDict(MutableMapping, Generic[V]):
     entry once read is an ordinary value: mutate it in place, as callers of a dict do.
     ``source``, if given, is the column the entries were saved in (the i-th entry's
     encoding is ``source.raw(i)``), for a writer that copies unread entries rather than
-    encode them again (`raw_of`, `saved_positions`).
+    encode them again (`saved_positions`).
     """
 
     def __init__(self, keys: Sequence[str], make: Callable[[int], V],
@@ -230,15 +230,11 @@ class LazyDict(MutableMapping, Generic[V]):
         value = self._made.get(key)
         return None if value is _GONE else value
 
-    def raw_of(self, key: str) -> bytes | None:
-        """The saved encoding of ``key``'s value if it was never read or set, else None."""
-        if self._source is None or key in self._made or key not in self._position:
-            return None
-        return self._source.raw(self._position[key])
-
     def saved_positions(self, keys: Sequence[str]) -> np.ndarray:
         """Each of ``keys``' position in `source` while its value is the saved one, else
         -1 (read, set or added since: a writer encodes those)."""
+        if self._source is None:
+            return np.full(len(keys), -1, dtype=np.int64)
         made, position = self._made, self._position
         return np.fromiter((-1 if key in made else position.get(key, -1) for key in keys),
                            dtype=np.int64, count=len(keys))
@@ -247,9 +243,9 @@ class LazyDict(MutableMapping, Generic[V]):
 class LazyList(Generic[V]):
     """A list whose first ``n`` items are made by ``make(i)`` on first read; it grows by
     ``append`` and items are replaced by assignment (what BM25's term lists need).
-    ``source``, when given, is the column the items were saved in: `raw_of` returns an
-    item's saved encoding while it is not made or replaced, so that a save copies it
-    instead of making it."""
+    ``source``, when given, is the column the items were saved in: `saved_positions` names
+    the items not made or replaced since, so that a save copies them instead of making
+    them."""
 
     def __init__(self, n: int, make: Callable[[int], V],
                  source: JsonColumn | None = None) -> None:
@@ -257,14 +253,10 @@ class LazyList(Generic[V]):
         self._made: dict[int, V] = {}
         self._added: list[V] = []
 
-    def raw_of(self, i: int) -> bytes | None:
-        """Item ``i``'s saved encoding if it is still the saved item, else None."""
-        if self._source is None or not 0 <= i < self._n or i in self._made:
-            return None
-        return self._source.raw(i)
-
     def saved_positions(self) -> np.ndarray:
         """Each item's position in `source` while it is the saved one, else -1."""
+        if self._source is None:
+            return np.full(len(self), -1, dtype=np.int64)
         positions = np.arange(len(self), dtype=np.int64)
         positions[self._n:] = -1
         if self._made:
