@@ -190,7 +190,7 @@ def test_a_snapshot_without_sibling_columns_makes_them_on_load(tmp_path, n):
     for name in vs.snapshot_columns.SIBLING_FILES:  # as an earlier release saved it
         (tmp_path / "s" / name).unlink()
     restored, _ = vs.load(tmp_path / "s", "ns", FP, lambda mid: 10**9)
-    assert vs.incomplete(restored)  # the views save it again (tests/test_view_snapshot.py)
+    assert vs.incomplete(restored)  # the views save it again (tests/view_snapshot/test_upgrade.py)
     made, saved = restored.records.siblings, complete.records.siblings
     assert made[0].tolist() == saved[0].tolist() and made[1].tolist() == saved[1].tolist()
     assert made[2] == saved[2] == (["m29"] if n == 29 else [])
