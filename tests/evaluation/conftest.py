@@ -7,22 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.slices import first_sessions
+
 FIXTURES = Path(__file__).resolve().parent.parent / "ingestion" / "fixtures"
 LONGMEMEVAL = FIXTURES / "longmemeval" / "longmemeval_s.json"
 PERSONAMEM = FIXTURES / "personamem" / "questions_32k.csv"
 
 
 def slice_locomo(source: Path, sessions: int, max_questions: int | None = None) -> dict:
-    """One LoCoMo conversation cut to its first sessions and the questions answered there."""
-    data = json.loads(source.read_text())
-    keep = {f"session_{i}" for i in range(1, sessions + 1)}
-    prefixes = tuple(f"D{i}:" for i in range(1, sessions + 1))
-    sliced = {key: value for key, value in data.items()
-              if not key.startswith(("session_", "events_session_"))
-              or key.removesuffix("_date_time").removeprefix("events_") in keep}
-    qa = [q for q in data["qa"] if q.get("evidence")
-          and all(str(e).startswith(prefixes) for e in q["evidence"])]
-    sliced["qa"] = qa[:max_questions] if max_questions else qa
+    """One LoCoMo conversation cut to its first sessions and the questions answered there
+    (the first ``max_questions`` of them, if given)."""
+    sliced = first_sessions(json.loads(source.read_text()), sessions)
+    if max_questions:
+        sliced["qa"] = sliced["qa"][:max_questions]
     return sliced
 
 
