@@ -4,7 +4,7 @@ the question's words, by dense similarity, and by BM25 over the question's words
 expanded with their nearest words of the conversation's own vocabulary (MiniLM cosine)?
 
     python benchmarks/multihop_candidates.py [--neighbours 15] [--data DIR]
-        [--kinds DIR] [--members FILE]
+        [--kinds DIR] [--members FILE] [--context]
 
 "What activities does Melanie partake in?" shares no word with "I'm off to pottery
 class", and WordNet puts neither pottery nor camping under activity; the vocabulary a
@@ -17,6 +17,11 @@ Two more rankings come from a small language model's output (`turn_kinds.py`, Ge
 270M): with ``--kinds``, dense and BM25 over each turn with its labels appended; with
 ``--members``, BM25 over the question's words and the model's kinds of each (at half a
 word's weight, fixed, not fitted).
+
+With ``--context``, each turn is also read with the turn before it in its session (the
+question a list's answer often replies to: "What do you do on weekends?" before "We went
+camping"): BM25 and dense over the two together, and dense summing the turn's own
+similarity and the pair's.
 """
 
 from __future__ import annotations
@@ -59,6 +64,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--kinds", type=Path, help="turn_kinds.py's labels (a directory)")
     parser.add_argument("--members", type=Path, help="turn_kinds.py --members's file")
+    parser.add_argument("--context", action="store_true",
+                        help="also rank each turn read with the turn before it")
     args = parser.parse_args()
     members = json.loads(args.members.read_text()) if args.members else None
     embedder = Embedder()
@@ -71,6 +78,12 @@ def main() -> None:
         turn_vectors = unit_vectors(embedder, [t.text for t in turns])
         terms = [set(tokenize(t.text)) for t in turns]
         df = Counter(term for found in terms for term in found)
+        if args.context:
+            paired = [f"{turns[i - 1].text} {t.text}" if i and turns[i - 1].session == t.session
+                      else t.text for i, t in enumerate(turns)]
+            paired_vectors = unit_vectors(embedder, paired)
+            paired_terms = [set(tokenize(text)) for text in paired]
+            paired_df = Counter(term for found in paired_terms for term in found)
         if args.kinds:
             labels = json.loads((args.kinds / f"{unit.id}.json").read_text())
             labelled_texts = [labelled(t.text, labels.get(t.id)) for t in turns]
@@ -97,6 +110,12 @@ def main() -> None:
                 "bm25": bm25(asked, scope, terms, df),
                 "dense": sorted(scope, key=lambda i: -float(turn_vectors[i] @ question)),
                 "expanded": bm25(expanded, scope, terms, df)}
+            if args.context:
+                rankings["context bm25"] = bm25(asked, scope, paired_terms, paired_df)
+                rankings["context dense"] = sorted(
+                    scope, key=lambda i: -float(paired_vectors[i] @ question))
+                both = {i: float((turn_vectors[i] + paired_vectors[i]) @ question) for i in scope}
+                rankings["dense, turn + context"] = sorted(scope, key=lambda i: -both[i])
             if members is not None:
                 with_members = dict(asked)
                 for word in words:
@@ -115,6 +134,8 @@ def main() -> None:
                     shares[(name, depth, "all")].append(float(evidence <= top))
                 for first, name in (("dense", "bm25"), ("dense", "expanded"),
                                     ("dense", "members"),
+                                    ("context dense", "context bm25"),
+                                    ("dense, turn + context", "expanded"),
                                     ("labelled dense", "labelled bm25")):
                     if name in rankings:
                         top = set(rankings[first][:depth]) | set(rankings[name][:depth])
@@ -126,7 +147,9 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     for name in ("bm25", "dense", "expanded", "members", "labelled bm25", "labelled dense",
                  "dense + bm25", "dense + expanded", "dense + members",
-                 "labelled dense + labelled bm25"):
+                 "labelled dense + labelled bm25", "context bm25", "context dense",
+                 "dense, turn + context", "context dense + context bm25",
+                 "dense, turn + context + expanded"):
         if not any(key[0] == name for key in shares):
             continue
         cells = [shares.get((name, d, kind)) for d in (10, 50) for kind in ("evidence", "all")]

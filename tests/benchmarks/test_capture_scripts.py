@@ -389,3 +389,21 @@ def test_the_protocol_captures_any_listed_item_and_refuses_unknown_ones(tmp_path
     assert "--only names 2 unit(s) not in the data read: conv-26, " \
         "prefeval/explicit/no_such_topic/0;" in done.stderr
     assert "--no-locomo" in done.stderr  # what to do about it
+
+
+def test_the_speaker_filter_moves_the_named_agents_memories_first(tmp_path, protocol_args,
+                                                                  locomo_slice, monkeypatch):
+    monkeypatch.syspath_prepend(str(scripts.ROOT / "benchmarks"))
+    import named_filter
+
+    said = {"m2", "m4"}
+    assert named_filter.moved_first(["m1", "m2", "m3", "m4"], said.__contains__) == \
+        ["m2", "m4", "m1", "m3"]
+    shown = scripts.run("named_filter.py", "--captures", str(_work(protocol_args) / "captured-d10"),
+                        "--data", str(locomo_slice), cwd=tmp_path)
+    rows = {row["ranking"]: row for row in scripts.table(shown.splitlines())}
+    assert set(rows) == set(named_filter.VARIANTS)
+    for row in rows.values():  # every LoCoMo question of the slice, in every row
+        mean, _, worst, count = row["all"].split()
+        assert 0.0 <= float(worst) <= float(mean) <= 1.0
+        assert count == rows["shipped"]["all"].split()[3] != "(0)"

@@ -44,6 +44,20 @@ def test_the_multihop_diagnostic_ranks_the_named_peoples_turns(tmp_path, locomo_
         assert cells and all(0.0 <= float(cell) <= 1.0 for cell in cells)
 
 
+def test_the_multihop_diagnostic_reads_each_turn_with_the_one_before(tmp_path, locomo_slice):
+    shown = scripts.run("multihop_candidates.py", "--data", str(locomo_slice), "--context",
+                        cwd=tmp_path)
+    rows = {row["ranking (the named people's turns)"]: row
+            for row in scripts.table(shown.splitlines())}
+    for ranking in ("context bm25", "context dense", "dense, turn + context",
+                    "dense, turn + context + expanded"):
+        cells = [cell for name, cell in rows[ranking].items() if "@" in name and cell]
+        assert cells and all(0.0 <= float(cell) <= 1.0 for cell in cells)
+    # a union holds all of a question's evidence at least as often as either part
+    assert float(rows["context dense + context bm25"]["all @50"]) >= \
+        float(rows["context bm25"]["all @50"])
+
+
 def test_the_multihop_diagnostic_reads_a_language_models_labels_and_kinds(tmp_path,
                                                                           locomo_slice):
     """Labels and kinds as `turn_kinds.py` writes them, made here (no model runs in the
