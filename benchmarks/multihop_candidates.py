@@ -137,7 +137,7 @@ def main() -> None:
                                     ("context dense", "context bm25"),
                                     ("dense, turn + context", "expanded"),
                                     ("labelled dense", "labelled bm25")):
-                    if name in rankings:
+                    if first in rankings and name in rankings:
                         top = set(rankings[first][:depth]) | set(rankings[name][:depth])
                         shares[(f"{first} + {name}", depth, "all")].append(
                             float(evidence <= top))
