@@ -50,6 +50,18 @@ def unit_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+def read_as(embedder: Embedder, texts: list[str]) -> tuple[np.ndarray, list[set[str]],
+                                                           Counter[str]]:
+    """Each turn read as ``texts`` says: (unit vectors, terms, document frequencies)."""
+    terms = [set(tokenize(text)) for text in texts]
+    return unit_vectors(embedder, texts), terms, Counter(t for found in terms for t in found)
+
+
+def by_similarity(scope: list[int], vectors: np.ndarray, question: np.ndarray) -> list[int]:
+    """The turns of ``scope``, nearest ``question`` first."""
+    return sorted(scope, key=lambda i: -float(vectors[i] @ question))
+
+
 def bm25(weights: dict[str, float], scope: list[int], terms: list[set[str]],
          df: Counter[str]) -> list[int]:
     """The turns of ``scope`` holding a weighted term, best first."""
@@ -75,21 +87,15 @@ def main() -> None:
         names = {a.lower() for a in unit.agents}
         vocabulary = sorted({w for t in turns for w in content_words(t.text, names)})
         word_vectors = unit_vectors(embedder, vocabulary)
-        turn_vectors = unit_vectors(embedder, [t.text for t in turns])
-        terms = [set(tokenize(t.text)) for t in turns]
-        df = Counter(term for found in terms for term in found)
+        turn_vectors, terms, df = read_as(embedder, [t.text for t in turns])
         if args.context:
-            paired = [f"{turns[i - 1].text} {t.text}" if i and turns[i - 1].session == t.session
-                      else t.text for i, t in enumerate(turns)]
-            paired_vectors = unit_vectors(embedder, paired)
-            paired_terms = [set(tokenize(text)) for text in paired]
-            paired_df = Counter(term for found in paired_terms for term in found)
+            paired_vectors, paired_terms, paired_df = read_as(embedder, [
+                f"{turns[i - 1].text} {t.text}" if i and turns[i - 1].session == t.session
+                else t.text for i, t in enumerate(turns)])
         if args.kinds:
             labels = json.loads((args.kinds / f"{unit.id}.json").read_text())
-            labelled_texts = [labelled(t.text, labels.get(t.id)) for t in turns]
-            labelled_vectors = unit_vectors(embedder, labelled_texts)
-            labelled_terms = [set(tokenize(text)) for text in labelled_texts]
-            labelled_df = Counter(term for found in labelled_terms for term in found)
+            labelled_vectors, labelled_terms, labelled_df = read_as(
+                embedder, [labelled(t.text, labels.get(t.id)) for t in turns])
 
         for q in unit.questions:
             if q.meta.get("category_name") != "multi-hop" or not q.evidence:
@@ -108,14 +114,13 @@ def main() -> None:
             asked = {t: 1.0 for t in tokenize(" ".join(words))}
             rankings = {
                 "bm25": bm25(asked, scope, terms, df),
-                "dense": sorted(scope, key=lambda i: -float(turn_vectors[i] @ question)),
+                "dense": by_similarity(scope, turn_vectors, question),
                 "expanded": bm25(expanded, scope, terms, df)}
             if args.context:
                 rankings["context bm25"] = bm25(asked, scope, paired_terms, paired_df)
-                rankings["context dense"] = sorted(
-                    scope, key=lambda i: -float(paired_vectors[i] @ question))
-                both = {i: float((turn_vectors[i] + paired_vectors[i]) @ question) for i in scope}
-                rankings["dense, turn + context"] = sorted(scope, key=lambda i: -both[i])
+                rankings["context dense"] = by_similarity(scope, paired_vectors, question)
+                rankings["dense, turn + context"] = by_similarity(
+                    scope, turn_vectors + paired_vectors, question)
             if members is not None:
                 with_members = dict(asked)
                 for word in words:
@@ -125,8 +130,7 @@ def main() -> None:
                 rankings["members"] = bm25(with_members, scope, terms, df)
             if args.kinds:
                 rankings["labelled bm25"] = bm25(asked, scope, labelled_terms, labelled_df)
-                rankings["labelled dense"] = sorted(
-                    scope, key=lambda i: -float(labelled_vectors[i] @ question))
+                rankings["labelled dense"] = by_similarity(scope, labelled_vectors, question)
             for depth in (10, 50):
                 for name, ranking in rankings.items():
                     top = set(ranking[:depth])
